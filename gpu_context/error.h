@@ -1,0 +1,80 @@
+// The typed error hierarchy of dmlrt. Every failure is one of these exceptions; the library never
+// exits or aborts, and the CLI maps them to exit codes (see runtime/cli).
+#pragma once
+
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+namespace dmlrt {
+
+class Error : public std::runtime_error {
+ public:
+  explicit Error(const std::string& msg) : std::runtime_error(msg) {}
+};
+
+// Malformed plan text, bad operands, unknown opcodes, bad options.
+class ParseError : public Error {
+ public:
+  using Error::Error;
+};
+
+// Operand shapes that do not fit an operation.
+class ShapeError : public Error {
+ public:
+  using Error::Error;
+};
+
+// Unreadable, missing or corrupt files; failed writes.
+class IoError : public Error {
+ public:
+  using Error::Error;
+};
+
+// A device or host allocation that cannot be satisfied, even after eviction.
+class OutOfMemory : public Error {
+ public:
+  using Error::Error;
+};
+
+// A run-time failure of the program itself: stop(), a failed assert, a bad value.
+class RuntimeError : public Error {
+ public:
+  using Error::Error;
+};
+
+// An op or option that the chosen backend does not implement.
+class NotSupported : public Error {
+ public:
+  using Error::Error;
+};
+
+// A failed call into CUDA or one of its libraries; Status is the library's status enum.
+template <typename Status>
+class LibraryError : public Error {
+ public:
+  LibraryError(const std::string& msg, Status status) : Error(msg), status_(status) {}
+  Status status() const { return status_; }
+
+ private:
+  Status status_;
+};
+
+// Re-throws `e` as the same dynamic type with `prefix` put in front of its message. Used to add the
+// plan file, line and instruction to errors raised deep inside an op.
+[[noreturn]] void rethrow_with_context(const std::exception& e, const std::string& prefix);
+
+}  // namespace dmlrt
+
+// Builds a message with stream syntax only when it is needed: DMLRT_FAIL(ShapeError, "a " << x).
+#define DMLRT_FAIL(ErrorType, stream_expr)   \
+  do {                                       \
+    std::ostringstream dmlrt_fail_os_;       \
+    dmlrt_fail_os_ << stream_expr;           \
+    throw ErrorType(dmlrt_fail_os_.str());   \
+  } while (0)
+
+#define DMLRT_REQUIRE(cond, ErrorType, stream_expr) \
+  do {                                              \
+    if (!(cond)) DMLRT_FAIL(ErrorType, stream_expr); \
+  } while (0)

@@ -1,0 +1,81 @@
+// Symbol table access with lazy reads; see execution_context.h.
+#include "instructions/execution_context.h"
+
+#include "gpu_context/error.h"
+
+namespace dmlrt::inst {
+
+const Value* ExecutionContext::find(const std::string& name) const {
+  auto it = vars_.find(name);
+  return it == vars_.end() ? nullptr : &it->second;
+}
+
+Value& ExecutionContext::at(const std::string& name) {
+  auto it = vars_.find(name);
+  DMLRT_REQUIRE(it != vars_.end(), RuntimeError, "variable '" << name << "' is not defined");
+  return it->second;
+}
+
+std::vector<std::string> ExecutionContext::names() const {
+  std::vector<std::string> out;
+  out.reserve(vars_.size());
+  for (const auto& kv : vars_) out.push_back(kv.first);
+  return out;
+}
+
+ScalarValue ExecutionContext::scalar(const Operand& op) {
+  if (op.literal) return ScalarValue::from_literal(op.name, op.value_type);
+  return scalar(op.name);
+}
+
+ScalarValue ExecutionContext::scalar(const std::string& name) {
+  Value& v = at(name);
+  if (auto* s = std::get_if<ScalarValue>(&v)) return *s;
+  DMLRT_FAIL(RuntimeError, "variable '" << name << "' is a matrix where a scalar is expected");
+}
+
+std::shared_ptr<MatrixObject> ExecutionContext::matrix_object(const std::string& name) {
+  Value& v = at(name);
+  if (auto* m = std::get_if<std::shared_ptr<MatrixObject>>(&v)) return *m;
+  DMLRT_FAIL(RuntimeError, "variable '" << name << "' is a scalar where a matrix is expected");
+}
+
+std::shared_ptr<const kernels::MatrixBlock> ExecutionContext::matrix(const Operand& op) {
+  DMLRT_REQUIRE(!op.literal, RuntimeError,
+                "literal '" << op.name << "' used where a matrix is expected");
+  return matrix(op.name);
+}
+
+std::shared_ptr<const kernels::MatrixBlock> ExecutionContext::matrix(const std::string& name) {
+  std::shared_ptr<MatrixObject> mo = matrix_object(name);
+  if (!mo->has_block()) {
+    DMLRT_REQUIRE(!mo->file_name().empty(), RuntimeError,
+                  "matrix '" << name << "' has no data and no file to read it from");
+    mo->set_block(services_->read_matrix(*mo));
+  }
+  return mo->block();
+}
+
+void ExecutionContext::set_matrix(const std::string& name, kernels::MatrixBlock block) {
+  set_matrix(name, std::make_shared<const kernels::MatrixBlock>(std::move(block)));
+}
+
+void ExecutionContext::set_matrix(const std::string& name,
+                                  std::shared_ptr<const kernels::MatrixBlock> block) {
+  auto it = vars_.find(name);
+  if (it != vars_.end()) {
+    if (auto* m = std::get_if<std::shared_ptr<MatrixObject>>(&it->second)) {
+      (*m)->set_block(std::move(block));
+      return;
+    }
+  }
+  auto mo = std::make_shared<MatrixObject>();
+  mo->set_block(std::move(block));
+  vars_[name] = std::move(mo);
+}
+
+void ExecutionContext::set_scalar(const Operand& out, const ScalarValue& v) {
+  set(out.name, out.value_type == ValueType::kUnknown ? v : v.cast_to(out.value_type));
+}
+
+}  // namespace dmlrt::inst

@@ -1,0 +1,98 @@
+// The symbol table and everything an instruction needs at run time: variables, lazy reads, and the
+// services that runtime/ provides (file I/O, function calls, program output, options).
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <map>
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "instructions/matrix_object.h"
+#include "instructions/operand.h"
+#include "instructions/scalar_value.h"
+
+namespace dmlrt::inst {
+
+class ExecutionContext;
+
+// A bound variable: a scalar (by value) or a matrix object (shared between aliases).
+using Value = std::variant<ScalarValue, std::shared_ptr<MatrixObject>>;
+
+// What a write instruction asks for.
+struct WriteRequest {
+  std::string path;
+  FileFormat format;
+};
+
+// Implemented by runtime/: the things instructions cannot do from this layer.
+class Services {
+ public:
+  virtual ~Services() = default;
+  // Reads the matrix stored at `mo.file_name()` in `mo.format()`; `mo.meta()` has what createvar
+  // knew (-1 = unknown).
+  virtual kernels::MatrixBlock read_matrix(const MatrixObject& mo) = 0;
+  // Writes through a temporary name and a rename, plus SystemDS's .mtd where it writes one.
+  virtual void write_matrix(const kernels::MatrixBlock& block, const WriteRequest& req) = 0;
+  virtual void write_scalar(const ScalarValue& value, const std::string& path) = 0;
+  virtual ScalarValue read_scalar(const std::string& path, ValueType vt) = 0;
+  // Runs the function `key` ("ns::name") with its inputs bound by parameter name; returns its
+  // outputs in declaration order.
+  virtual std::vector<Value> call_function(const std::string& key,
+                                           const std::vector<std::string>& arg_names,
+                                           std::vector<Value> args) = 0;
+  // The function's declared output parameter names (for checking FCall's outputs).
+  virtual std::vector<std::string> function_outputs(const std::string& key) = 0;
+  // Program output (print): stdout for the CLI, a buffer for the API.
+  virtual std::ostream& out() = 0;
+};
+
+struct RunOptions {
+  int64_t seed = -1;  // -seed: base seed for rand with seed -1 (-1 = draw a fresh one)
+};
+
+class ExecutionContext {
+ public:
+  ExecutionContext(Services& services, RunOptions options)
+      : services_(&services), options_(options) {}
+
+  Services& services() { return *services_; }
+  const RunOptions& options() const { return options_; }
+
+  // --- symbol table ---
+  bool contains(const std::string& name) const { return vars_.count(name) != 0; }
+  const Value* find(const std::string& name) const;
+  Value& at(const std::string& name);  // throws RuntimeError when unbound
+  void set(const std::string& name, Value v) { vars_[name] = std::move(v); }
+  // Removes the binding; returns the old value (empty optional semantics via bool).
+  bool remove(const std::string& name) { return vars_.erase(name) != 0; }
+  const std::map<std::string, Value>& variables() const { return vars_; }
+  std::vector<std::string> names() const;
+
+  // --- typed access ---
+  // A scalar operand: a literal's value, or the variable's value (a 1x1 matrix is not a scalar).
+  ScalarValue scalar(const Operand& op);
+  ScalarValue scalar(const std::string& name);
+  // A matrix operand's data; reads the file on first use.
+  std::shared_ptr<const kernels::MatrixBlock> matrix(const Operand& op);
+  std::shared_ptr<const kernels::MatrixBlock> matrix(const std::string& name);
+  // The matrix object bound to `name` (throws when unbound or a scalar).
+  std::shared_ptr<MatrixObject> matrix_object(const std::string& name);
+
+  // Sets an instruction's matrix output: the object createvar made for `name` gets the data; a
+  // missing one is created.
+  void set_matrix(const std::string& name, kernels::MatrixBlock block);
+  void set_matrix(const std::string& name, std::shared_ptr<const kernels::MatrixBlock> block);
+  // Sets a scalar output, converted to the operand's value type.
+  void set_scalar(const Operand& out, const ScalarValue& v);
+  void set_scalar(const std::string& name, const ScalarValue& v) { set(name, v); }
+
+ private:
+  Services* services_;
+  RunOptions options_;
+  std::map<std::string, Value> vars_;
+};
+
+}  // namespace dmlrt::inst

@@ -1,0 +1,70 @@
+// InstructionText splitting and the Instruction helpers.
+#include "instructions/instruction.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "gpu_context/error.h"
+
+namespace dmlrt::inst {
+
+InstructionText InstructionText::parse(const std::string& raw_text, SourceLocation loc) {
+  InstructionText t;
+  t.raw = raw_text;
+  t.loc = std::move(loc);
+  std::vector<std::string> parts = split_keep_empty(raw_text, kOperandDelim);
+  DMLRT_REQUIRE(parts.size() >= 2 && !parts[1].empty(), ParseError,
+                "instruction '" << raw_text << "': expected ExecType°opcode°operands...");
+  t.exec_type = parse_exec_type(parts[0]);
+  t.opcode = parts[1];
+  std::transform(t.opcode.begin(), t.opcode.end(), t.opcode.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
+  t.fields.assign(parts.begin() + 2, parts.end());
+  return t;
+}
+
+std::string InstructionText::to_raw() const {
+  std::string s = std::string(name_of(exec_type)) + kOperandDelim + opcode;
+  for (const auto& f : fields) s += kOperandDelim + f;
+  return s;
+}
+
+std::string Instruction::where() const {
+  std::string s;
+  if (!text_.loc.file.empty() || text_.loc.line > 0) {
+    s += text_.loc.file.empty() ? "<plan>" : text_.loc.file;
+    if (text_.loc.line > 0) s += ":" + std::to_string(text_.loc.line);
+    s += ": ";
+  }
+  s += "instruction '" + text_.raw + "'";
+  return s;
+}
+
+const std::string& Instruction::field(size_t i) const {
+  DMLRT_REQUIRE(i < text_.fields.size(), ParseError,
+                where() << ": missing field " << i + 1 << " (has " << text_.fields.size() << ")");
+  return text_.fields[i];
+}
+
+Operand Instruction::operand(size_t i) const {
+  try {
+    return Operand::parse(field(i));
+  } catch (const ParseError& e) {
+    if (std::string(e.what()).rfind(where(), 0) == 0) throw;
+    throw ParseError(where() + ": " + e.what());
+  }
+}
+
+void Instruction::expect_fields(size_t min, size_t max) const {
+  const size_t n = text_.fields.size();
+  if (n >= min && n <= max) return;
+  if (min == max)
+    DMLRT_FAIL(ParseError, where() << ": " << opcode() << " expects " << min
+                                   << " operand fields, got " << n);
+  DMLRT_FAIL(ParseError, where() << ": " << opcode() << " expects " << min << " to " << max
+                                 << " operand fields, got " << n);
+}
+
+std::string shape_of(const kernels::MatrixBlock& b) { return kernels::dims_string(b.rows(), b.cols()); }
+
+}  // namespace dmlrt::inst

@@ -1,0 +1,36 @@
+// One typed operand field of an instruction: name·DATATYPE·VALUETYPE[·isLiteral], split by
+// SystemDS's CPOperand rules (4 parts typed with literal flag, 3 typed, 2 name·VALUETYPE,
+// 1 an FP64 literal).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "instructions/types.h"
+
+namespace dmlrt::inst {
+
+struct Operand {
+  std::string name;  // variable name, or the value itself for literals
+  DataType data_type = DataType::kScalar;
+  ValueType value_type = ValueType::kFP64;
+  bool literal = false;
+
+  // Throws ParseError for unknown type names or more than 4 parts.
+  static Operand parse(const std::string& field);
+
+  bool is_matrix() const { return data_type == DataType::kMatrix; }
+  bool is_scalar() const { return data_type == DataType::kScalar; }
+  std::string to_string() const;  // back to name·DT·VT[·lit]
+};
+
+// The separators of the raw instruction form (UTF-8).
+inline constexpr const char* kOperandDelim = "\xC2\xB0";      // ° U+00B0
+inline constexpr const char* kTypeDelim = "\xC2\xB7";         // · U+00B7
+inline constexpr const char* kInstructionDelim = "\xE2\x80\xA1";  // ‡ U+2021
+inline constexpr const char* kPlaceholder = "\xC2\xB6";       // ¶ U+00B6
+
+// Splits `s` on `delim`, keeping empty tokens (Java's split(delim, -1)).
+std::vector<std::string> split_keep_empty(const std::string& s, const std::string& delim);
+
+}  // namespace dmlrt::inst

@@ -1,0 +1,2 @@
+// PLACEHOLDER: the interpreter (being written now).
+#include "runtime/interpreter.h"

@@ -1,0 +1,48 @@
+// Statistics: heavy-hitter table in SystemDS's -stats layout.
+#include "runtime/stats.h"
+
+#include <algorithm>
+#include <iomanip>
+#include <ostream>
+#include <vector>
+
+namespace dmlrt::runtime {
+
+void Statistics::record(const std::string& name, double seconds) {
+  Entry& e = entries_[name];
+  e.seconds += seconds;
+  e.count += 1;
+}
+
+void Statistics::print(std::ostream& os, int top_n) const {
+  std::ios old(nullptr);
+  old.copyfmt(os);
+  os << std::fixed << std::setprecision(3);
+  os << "SystemDS Statistics:\n";
+  os << "Total elapsed time:\t\t" << (parse_seconds_ + execute_seconds_) << " sec.\n";
+  os << "Total compilation time:\t\t" << parse_seconds_ << " sec.\n";
+  os << "Total execution time:\t\t" << execute_seconds_ << " sec.\n";
+
+  std::vector<std::pair<std::string, Entry>> rows(entries_.begin(), entries_.end());
+  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+    return a.second.seconds > b.second.seconds;
+  });
+  if (top_n >= 0 && rows.size() > static_cast<size_t>(top_n)) rows.resize(static_cast<size_t>(top_n));
+
+  size_t wname = std::string("Instruction").size();
+  for (const auto& r : rows) wname = std::max(wname, r.first.size());
+  const int wnum = std::max<int>(1, static_cast<int>(std::to_string(rows.size()).size()));
+  os << "Heavy hitter instructions:\n";
+  os << ' ' << std::setw(wnum + 1) << "#" << "  " << std::left << std::setw(static_cast<int>(wname))
+     << "Instruction" << std::right << "  " << std::setw(7) << "Time(s)" << "  " << std::setw(5)
+     << "Count" << '\n';
+  int i = 1;
+  for (const auto& r : rows) {
+    os << ' ' << std::setw(wnum + 1) << i++ << "  " << std::left
+       << std::setw(static_cast<int>(wname)) << r.first << std::right << "  " << std::setw(7)
+       << r.second.seconds << "  " << std::setw(5) << r.second.count << '\n';
+  }
+  os.copyfmt(old);
+}
+
+}  // namespace dmlrt::runtime

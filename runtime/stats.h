@@ -1,0 +1,34 @@
+// Run statistics for -stats: totals and the heavy-hitter table in SystemDS's layout.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <iosfwd>
+#include <map>
+#include <string>
+
+namespace dmlrt::runtime {
+
+class Statistics {
+ public:
+  // Adds one execution of the instruction named `name` (opcode, gpu_<opcode> or function name).
+  void record(const std::string& name, double seconds);
+  void set_parse_seconds(double s) { parse_seconds_ = s; }
+  void set_execute_seconds(double s) { execute_seconds_ = s; }
+
+  // "SystemDS Statistics:"-style block; top_n rows of the heavy-hitter table sorted by time.
+  void print(std::ostream& os, int top_n) const;
+
+  struct Entry {
+    double seconds = 0.0;
+    int64_t count = 0;
+  };
+  const std::map<std::string, Entry>& entries() const { return entries_; }
+
+ private:
+  std::map<std::string, Entry> entries_;
+  double parse_seconds_ = 0.0;
+  double execute_seconds_ = 0.0;
+};
+
+}  // namespace dmlrt::runtime
