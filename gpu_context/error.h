@@ -8,10 +8,15 @@
 
 namespace dmlrt {
 
+// The base class is also the public API's exception (runtime/include/dmlrt/error.h defines it token
+// for token under the same guard), so API users catch every dmlrt error as dmlrt::Error.
+#ifndef DMLRT_ERROR_BASE_DEFINED
+#define DMLRT_ERROR_BASE_DEFINED
 class Error : public std::runtime_error {
  public:
   explicit Error(const std::string& msg) : std::runtime_error(msg) {}
 };
+#endif
 
 // Malformed plan text, bad operands, unknown opcodes, bad options.
 class ParseError : public Error {
