@@ -1,2 +1,267 @@
-// PLACEHOLDER: the interpreter (being written now).
+// The interpreter: runs program blocks (GENERIC, IF, WHILE, FOR, PARFOR) the way SystemDS's
+// ProgramBlock classes do, times every instruction into Statistics, puts the plan location in
+// front of errors, and provides inst::Services (file I/O through runtime/io, function calls).
 #include "runtime/interpreter.h"
+
+#include <chrono>
+#include <cmath>
+#include <ostream>
+
+#include "gpu_context/error.h"
+#include "runtime/io/matrix_io.h"
+
+namespace dmlrt::runtime {
+namespace {
+
+// SystemDS's ProgramBlock.PRED_VAR.
+constexpr const char* kPredVar = "__pred";
+
+std::string location_of(const inst::SourceLocation& loc) {
+  std::string s = loc.file.empty() ? "<plan>" : loc.file;
+  if (loc.line > 0) s += ":" + std::to_string(loc.line);
+  return s;
+}
+
+bool starts_with(const std::string& s, const std::string& prefix) {
+  return s.size() >= prefix.size() && s.compare(0, prefix.size(), prefix) == 0;
+}
+
+// True when `msg` already starts with "<file>:<line>: " of the plan, e.g. an error raised inside
+// a called function, which names the function's instruction: the call site adds nothing then.
+bool has_plan_location(const std::string& msg, const inst::Instruction& i) {
+  if (starts_with(msg, i.where())) return true;
+  const std::string file = i.text().loc.file.empty() ? "<plan>" : i.text().loc.file;
+  if (!starts_with(msg, file + ":")) return false;
+  size_t p = file.size() + 1;
+  const size_t digits_start = p;
+  while (p < msg.size() && std::isdigit(static_cast<unsigned char>(msg[p]))) ++p;
+  return p > digits_start && starts_with(msg.substr(p), ": ");
+}
+
+bool is_integral(double v) { return std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9e18; }
+
+// Decrements the call depth on every exit from call_function.
+struct DepthGuard {
+  explicit DepthGuard(int& d) : depth(d) { ++depth; }
+  ~DepthGuard() { --depth; }
+  int& depth;
+};
+
+}  // namespace
+
+Interpreter::Interpreter(const Program& program, std::ostream& out, Statistics* stats)
+    : program_(program), out_(&out), stats_(stats) {}
+
+void Interpreter::run(inst::ExecutionContext& ec) {
+  options_ = ec.options();
+  run_blocks(program_.main, ec);
+}
+
+void Interpreter::run_blocks(const std::vector<BlockPtr>& blocks, inst::ExecutionContext& ec) {
+  for (const auto& b : blocks) run_block(*b, ec);
+}
+
+std::string Interpreter::block_where(const Block& b) const {
+  return location_of(b.loc) + ": " + b.header;
+}
+
+void Interpreter::run_instructions(const InstructionList& list, inst::ExecutionContext& ec) {
+  for (const auto& i : list) {
+    try {
+      if (stats_) {
+        const auto t0 = std::chrono::steady_clock::now();
+        i->execute(ec);
+        const std::chrono::duration<double> dt = std::chrono::steady_clock::now() - t0;
+        stats_->record(i->stats_name(), dt.count());
+      } else {
+        i->execute(ec);
+      }
+    } catch (const std::exception& e) {
+      if (has_plan_location(e.what(), *i)) throw;
+      rethrow_with_context(e, i->where() + ": ");
+    }
+  }
+}
+
+inst::ScalarValue Interpreter::eval_predicate(const InstructionList& list,
+                                              inst::ExecutionContext& ec, const Block& b,
+                                              const char* what) {
+  run_instructions(list, ec);
+  const inst::Value* v = ec.find(kPredVar);
+  DMLRT_REQUIRE(v != nullptr, RuntimeError,
+                block_where(b) << ": the " << what << " instructions did not set " << kPredVar);
+  const auto* s = std::get_if<inst::ScalarValue>(v);
+  DMLRT_REQUIRE(s != nullptr, RuntimeError,
+                block_where(b) << ": the " << what << " is a matrix, expected a scalar");
+  const inst::ScalarValue result = *s;
+  ec.remove(kPredVar);
+  return result;
+}
+
+void Interpreter::run_block(const Block& b, inst::ExecutionContext& ec) {
+  auto truth = [&](const inst::ScalarValue& v) {
+    try {
+      return v.to_bool();
+    } catch (const std::exception& e) {
+      rethrow_with_context(e, block_where(b) + ": predicate: ");
+    }
+  };
+  switch (b.kind) {
+    case BlockKind::kGeneric:
+      run_instructions(b.instructions, ec);
+      return;
+    case BlockKind::kIf:
+      if (truth(eval_predicate(b.predicate, ec, b, "predicate")))
+        run_blocks(b.body, ec);
+      else
+        run_blocks(b.else_body, ec);
+      break;
+    case BlockKind::kWhile:
+      while (truth(eval_predicate(b.predicate, ec, b, "predicate"))) run_blocks(b.body, ec);
+      break;
+    case BlockKind::kFor:
+    case BlockKind::kParfor:
+      // PARFOR runs its iterations one after another, in order: the results are those of FOR
+      // (parfor bodies are independent by definition, so the order is not observable except in
+      // print output, which SystemDS leaves unordered).
+      run_for(b, ec);
+      break;
+  }
+  run_instructions(b.exit_instructions, ec);
+}
+
+// Note [FOR iteration values]
+// SystemDS's ForProgramBlock truncates from, to and increment to longs and always binds an
+// INT64 loop variable (so `for (z in 0.5:2.5)` runs z = 0, 1, 2 and a fractional increment runs
+// nothing). dmlrt agrees whenever the three values are integral (whatever their value type, so a
+// bound computed as FP64 3.0 still gives INT64 1, 2, 3); with a fractional value it iterates over
+// FP64 values from + k*incr instead, which is what the DML loop means.
+void Interpreter::run_for(const Block& b, inst::ExecutionContext& ec) {
+  auto number = [&](const inst::ScalarValue& v, const char* what) {
+    DMLRT_REQUIRE(inst::is_numeric(v.type()), RuntimeError,
+                  block_where(b) << ": the '" << what << "' value is " << inst::name_of(v.type())
+                                 << " '" << v.to_string() << "', expected a number");
+    return v.to_double();
+  };
+  const double from = number(eval_predicate(b.from, ec, b, "from"), "from");
+  const double to = number(eval_predicate(b.to, ec, b, "to"), "to");
+  const double incr =
+      b.incr.empty() ? (from <= to ? 1.0 : -1.0) : number(eval_predicate(b.incr, ec, b, "incr"), "incr");
+  DMLRT_REQUIRE(incr != 0.0 && !std::isnan(incr), RuntimeError,
+                block_where(b) << ": the increment is " << inst::format_double_java(incr)
+                               << "; a " << (b.kind == BlockKind::kFor ? "FOR" : "PARFOR")
+                               << " loop needs a nonzero increment");
+  DMLRT_REQUIRE(std::isfinite(from) && std::isfinite(to), RuntimeError,
+                block_where(b) << ": loop bounds must be finite, got "
+                               << inst::format_double_java(from) << " to "
+                               << inst::format_double_java(to));
+  if (is_integral(from) && is_integral(to) && is_integral(incr)) {
+    const auto f = static_cast<int64_t>(from), t = static_cast<int64_t>(to),
+               s = static_cast<int64_t>(incr);
+    if ((s > 0 && f > t) || (s < 0 && f < t)) return;
+    // Iteration count in 128 bits: to - from may not fit in 64.
+    const __int128 n = (static_cast<__int128>(t) - f) / s + 1;
+    for (__int128 k = 0; k < n; ++k) {
+      ec.set(b.iter_var, inst::ScalarValue::int64(static_cast<int64_t>(f + k * s)));
+      run_blocks(b.body, ec);
+    }
+    return;
+  }
+  const double q = (to - from) / incr;
+  if (q < -1e-10) return;
+  // The small tolerance keeps 0.1:0.1:0.3-style ranges from losing their last value to rounding.
+  const auto n = static_cast<int64_t>(std::floor(q + 1e-10)) + 1;
+  for (int64_t k = 0; k < n; ++k) {
+    ec.set(b.iter_var, inst::ScalarValue::fp64(from + static_cast<double>(k) * incr));
+    run_blocks(b.body, ec);
+  }
+}
+
+kernels::MatrixBlock Interpreter::read_matrix(const inst::MatrixObject& mo) {
+  return io::read_matrix(mo.file_name(), mo.format(), mo.meta());
+}
+
+void Interpreter::write_matrix(const kernels::MatrixBlock& block, const inst::WriteRequest& req) {
+  io::write_matrix(block, req.path, req.format);
+}
+
+void Interpreter::write_scalar(const inst::ScalarValue& value, const std::string& path) {
+  io::write_scalar(value, path);
+}
+
+inst::ScalarValue Interpreter::read_scalar(const std::string& path, inst::ValueType vt) {
+  return io::read_scalar(path, vt);
+}
+
+std::vector<inst::Value> Interpreter::call_function(const std::string& key,
+                                                    const std::vector<std::string>& arg_names,
+                                                    std::vector<inst::Value> args) {
+  auto it = program_.functions.find(key);
+  DMLRT_REQUIRE(it != program_.functions.end(), RuntimeError, "unknown function '" << key << "'");
+  const Function& fn = it->second;
+  DMLRT_REQUIRE(call_depth_ < kMaxCallDepth, RuntimeError,
+                "recursion depth exceeded: more than " << kMaxCallDepth
+                                                       << " nested function calls (calling "
+                                                       << key << ")");
+  inst::ExecutionContext fec(*this, options_);
+  std::vector<bool> bound(fn.inputs.size(), false);
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string name = i < arg_names.size() ? arg_names[i] : std::string();
+    size_t p = 0;
+    if (name.empty()) {
+      p = i;
+      DMLRT_REQUIRE(p < fn.inputs.size(), RuntimeError,
+                    "function " << key << " takes " << fn.inputs.size() << " inputs, got "
+                                << args.size());
+    } else {
+      while (p < fn.inputs.size() && fn.inputs[p].name != name) ++p;
+      DMLRT_REQUIRE(p < fn.inputs.size(), RuntimeError,
+                    "function " << key << " has no input named '" << name << "'");
+    }
+    const Param& param = fn.inputs[p];
+    DMLRT_REQUIRE(!bound[p], RuntimeError,
+                  "function " << key << ": input '" << param.name << "' is bound twice");
+    bound[p] = true;
+    inst::Value v = std::move(args[i]);
+    if (auto* s = std::get_if<inst::ScalarValue>(&v)) {
+      DMLRT_REQUIRE(param.data_type != inst::DataType::kMatrix, RuntimeError,
+                    "function " << key << ": input '" << param.name
+                                << "' expects a matrix, got a scalar");
+      // SystemDS converts scalar arguments to the parameter's value type.
+      if (param.value_type != inst::ValueType::kUnknown) v = s->cast_to(param.value_type);
+    } else {
+      DMLRT_REQUIRE(param.data_type != inst::DataType::kScalar, RuntimeError,
+                    "function " << key << ": input '" << param.name
+                                << "' expects a scalar, got a matrix");
+    }
+    fec.set(param.name, std::move(v));
+  }
+  for (size_t p = 0; p < bound.size(); ++p)
+    DMLRT_REQUIRE(bound[p], RuntimeError,
+                  "function " << key << ": input '" << fn.inputs[p].name << "' is not bound");
+
+  {
+    DepthGuard guard(call_depth_);
+    run_blocks(fn.body, fec);
+  }
+
+  std::vector<inst::Value> results;
+  results.reserve(fn.outputs.size());
+  for (const Param& out : fn.outputs) {
+    const inst::Value* v = fec.find(out.name);
+    DMLRT_REQUIRE(v != nullptr, RuntimeError,
+                  "function " << key << ": output '" << out.name << "' was never set");
+    results.push_back(*v);
+  }
+  return results;
+}
+
+std::vector<std::string> Interpreter::function_outputs(const std::string& key) {
+  auto it = program_.functions.find(key);
+  DMLRT_REQUIRE(it != program_.functions.end(), RuntimeError, "unknown function '" << key << "'");
+  std::vector<std::string> names;
+  for (const Param& p : it->second.outputs) names.push_back(p.name);
+  return names;
+}
+
+}  // namespace dmlrt::runtime

@@ -31,7 +31,20 @@ class Interpreter final : public inst::Services {
   std::vector<std::string> function_outputs(const std::string& key) override;
   std::ostream& out() override { return *out_; }
 
+  // Nested function calls deeper than this fail with "recursion depth exceeded" instead of
+  // overflowing the native stack.
+  static constexpr int kMaxCallDepth = 1000;
+
  private:
+  void run_blocks(const std::vector<BlockPtr>& blocks, inst::ExecutionContext& ec);
+  void run_block(const Block& b, inst::ExecutionContext& ec);
+  void run_for(const Block& b, inst::ExecutionContext& ec);
+  void run_instructions(const InstructionList& list, inst::ExecutionContext& ec);
+  // Runs predicate instructions and takes the scalar they left in __pred.
+  inst::ScalarValue eval_predicate(const InstructionList& list, inst::ExecutionContext& ec,
+                                   const Block& b, const char* what);
+  std::string block_where(const Block& b) const;
+
   const Program& program_;
   std::ostream* out_;
   Statistics* stats_;

@@ -1,0 +1,135 @@
+// -explain printing of a Program in the plan grammar; see explain.h.
+#include "runtime/explain.h"
+
+#include <ostream>
+
+#include "instructions/operand.h"
+
+namespace dmlrt::runtime {
+namespace {
+
+void replace_all(std::string& s, const std::string& from, const std::string& to) {
+  size_t p = 0;
+  while ((p = s.find(from, p)) != std::string::npos) {
+    s.replace(p, from.size(), to);
+    p += to.size();
+  }
+}
+
+class Printer {
+ public:
+  Printer(std::ostream& os, bool raw) : os_(os), raw_(raw) {}
+
+  void program(const Program& prog) {
+    os_ << "PROGRAM\n";
+    if (!prog.functions.empty()) {
+      os_ << "--FUNCTIONS\n";
+      for (const auto& kv : prog.functions) function(kv.second);
+    }
+    os_ << "--MAIN PROGRAM\n";
+    blocks(prog.main, 2);
+  }
+
+ private:
+  static std::string dashes(int level) { return std::string(2 * static_cast<size_t>(level), '-'); }
+
+  std::string render(const std::string& raw) const { return raw_ ? raw : to_explain_rendering(raw); }
+
+  std::string params(const std::vector<Param>& ps) const {
+    std::string s;
+    for (size_t i = 0; i < ps.size(); ++i) {
+      if (i) s += ",";
+      s += ps[i].name + inst::kTypeDelim + inst::name_of(ps[i].data_type) + inst::kTypeDelim +
+           inst::name_of(ps[i].value_type);
+    }
+    return render(s);
+  }
+
+  void function(const Function& fn) {
+    os_ << dashes(2) << "FUNCTION " << fn.key << " [in=" << params(fn.inputs)
+        << "] [out=" << params(fn.outputs) << "]\n";
+    blocks(fn.body, 3);
+  }
+
+  void blocks(const std::vector<BlockPtr>& bs, int level) {
+    for (const auto& b : bs) block(*b, level);
+  }
+
+  void instructions(const InstructionList& list, int level) {
+    for (const auto& i : list) os_ << dashes(level) << render(i->text().raw) << "\n";
+  }
+
+  static const char* keyword(BlockKind k) {
+    switch (k) {
+      case BlockKind::kGeneric: return "GENERIC";
+      case BlockKind::kIf: return "IF";
+      case BlockKind::kWhile: return "WHILE";
+      case BlockKind::kFor: return "FOR";
+      case BlockKind::kParfor: return "PARFOR";
+    }
+    return "GENERIC";
+  }
+
+  // The header as written; blocks built in code get a synthesized one.
+  static std::string header(const Block& b) {
+    std::string h = b.header.empty() ? keyword(b.kind) : b.header;
+    if ((b.kind == BlockKind::kFor || b.kind == BlockKind::kParfor) &&
+        h.find("iter=") == std::string::npos)
+      h += " [iter=" + b.iter_var + "]";
+    return h;
+  }
+
+  void block(const Block& b, int level) {
+    os_ << dashes(level) << header(b) << "\n";
+    const int inner = level + 1;
+    switch (b.kind) {
+      case BlockKind::kGeneric:
+        instructions(b.instructions, inner);
+        return;
+      case BlockKind::kIf:
+        instructions(b.predicate, inner);
+        blocks(b.body, inner);
+        if (!b.else_body.empty()) {
+          os_ << dashes(level) << "ELSE\n";
+          blocks(b.else_body, inner);
+        }
+        break;
+      case BlockKind::kWhile:
+        instructions(b.predicate, inner);
+        blocks(b.body, inner);
+        break;
+      case BlockKind::kFor:
+      case BlockKind::kParfor:
+        os_ << dashes(inner) << "FROM\n";
+        instructions(b.from, inner);
+        os_ << dashes(inner) << "TO\n";
+        instructions(b.to, inner);
+        if (!b.incr.empty()) {
+          os_ << dashes(inner) << "INCR\n";
+          instructions(b.incr, inner);
+        }
+        blocks(b.body, inner);
+        break;
+    }
+    instructions(b.exit_instructions, inner);
+  }
+
+  std::ostream& os_;
+  bool raw_;
+};
+
+}  // namespace
+
+std::string to_explain_rendering(const std::string& raw) {
+  std::string s = raw;
+  replace_all(s, inst::kOperandDelim, " ");
+  replace_all(s, inst::kTypeDelim, ".");
+  replace_all(s, inst::kInstructionDelim, ", ");
+  return s;
+}
+
+void print_explain(const Program& program, std::ostream& os, bool raw) {
+  Printer(os, raw).program(program);
+}
+
+}  // namespace dmlrt::runtime
