@@ -1,11 +1,174 @@
-// PLACEHOLDER: replaced by the family's implementation (being written now).
+// Unary builtins: cell-wise functions on matrices and scalars, log with a base (SystemDS's Binary
+// form of log), the cumulative column scans ucumk+ ucum* ucummin ucummax ucumk+*, and softmax.
+// Layouts (SystemDS): matrix `in°out°k[°inplace]` (CP) or `in°out` (GPU); scalar `in°out°k`;
+// log with a base `x°base°out[°k]`. The trailing k and inplace flag are accepted and ignored.
+#include <cctype>
+#include <cstdint>
+
 #include "gpu_context/error.h"
 #include "instructions/families.h"
+#include "kernels/cpu/unary.h"
 
 namespace dmlrt::inst {
+namespace {
+
+namespace cpu = kernels::cpu;
+
+bool is_integer_text(const std::string& s) {
+  if (s.empty()) return false;
+  size_t i = (s[0] == '-' || s[0] == '+') ? 1 : 0;
+  if (i == s.size()) return false;
+  for (; i < s.size(); ++i)
+    if (!std::isdigit(static_cast<unsigned char>(s[i]))) return false;
+  return true;
+}
+
+// What a unary opcode computes, beyond the cell-wise functions of kernels/cpu/unary.h.
+enum class Kind { kCellwise, kCumulative, kCumSumProd, kSoftmax };
+
+class UnaryInstruction final : public Instruction {
+ public:
+  explicit UnaryInstruction(InstructionText t) : Instruction(std::move(t)) {
+    expect_fields(2, 4);
+    in_ = operand(0);
+    out_ = operand(1);
+    if (num_fields() >= 3)
+      DMLRT_REQUIRE(is_integer_text(field(2)), ParseError,
+                    where() << ": " << opcode() << ": thread count must be an integer, got '"
+                            << field(2) << "'");
+    if (cpu::unary_op_from_opcode(opcode(), &op_)) {
+      kind_ = Kind::kCellwise;
+    } else if (opcode() == "ucumk+*") {
+      kind_ = Kind::kCumSumProd;
+    } else if (opcode() == "softmax") {
+      kind_ = Kind::kSoftmax;
+    } else {
+      kind_ = Kind::kCumulative;
+      if (opcode() == "ucumk+") cum_ = cpu::CumOp::kSum;
+      else if (opcode() == "ucum*") cum_ = cpu::CumOp::kProd;
+      else if (opcode() == "ucummin") cum_ = cpu::CumOp::kMin;
+      else if (opcode() == "ucummax") cum_ = cpu::CumOp::kMax;
+      else DMLRT_FAIL(NotSupported, where() << ": unknown unary opcode '" << opcode() << "'");
+    }
+    DMLRT_REQUIRE(in_.is_matrix() || in_.is_scalar(), ParseError,
+                  where() << ": " << opcode() << " needs a matrix or scalar input, got "
+                          << name_of(in_.data_type));
+    if (kind_ != Kind::kCellwise)
+      DMLRT_REQUIRE(in_.is_matrix() && out_.is_matrix(), ParseError,
+                    where() << ": " << opcode() << " needs a matrix input and output, got "
+                            << name_of(in_.data_type) << " -> " << name_of(out_.data_type));
+    DMLRT_REQUIRE(in_.data_type == out_.data_type, ParseError,
+                  where() << ": " << opcode() << " of a " << name_of(in_.data_type)
+                          << " input needs a " << name_of(in_.data_type) << " output, got "
+                          << name_of(out_.data_type));
+  }
+
+  void execute(ExecutionContext& ec) override {
+    if (in_.is_scalar()) {
+      ec.set_scalar(out_, scalar_result(ec.scalar(in_)));
+      return;
+    }
+    const auto in = ec.matrix(in_);
+    switch (kind_) {
+      case Kind::kCellwise: ec.set_matrix(out_.name, cpu::unary(*in, op_)); break;
+      case Kind::kCumulative: ec.set_matrix(out_.name, cpu::cumulative(*in, cum_)); break;
+      case Kind::kCumSumProd: ec.set_matrix(out_.name, cpu::cumsumprod(*in)); break;
+      case Kind::kSoftmax: ec.set_matrix(out_.name, cpu::softmax(*in)); break;
+    }
+  }
+
+ private:
+  // SystemDS picks the output value type at compile time (abs of an INT64 is INT64, round and
+  // sign of an INT64 are FP64, ! is BOOLEAN); set_scalar converts to it. Integer results are
+  // computed in integers so large INT64 values stay exact.
+  ScalarValue scalar_result(const ScalarValue& v) const {
+    DMLRT_REQUIRE(!v.is_string(), RuntimeError,
+                  opcode() << ": cannot apply to the STRING value '" << v.to_string() << "'");
+    if (op_ == cpu::UnaryOp::kNot) return ScalarValue::boolean(!v.to_bool());
+    if (v.type() == ValueType::kINT64 && is_integer(out_.value_type)) {
+      const int64_t x = v.to_int();
+      const uint64_t ux = static_cast<uint64_t>(x);  // Java long arithmetic wraps
+      switch (op_) {
+        case cpu::UnaryOp::kAbs: return ScalarValue::int64(x < 0 ? static_cast<int64_t>(0 - ux) : x);
+        case cpu::UnaryOp::kSign: return ScalarValue::int64(x > 0 ? 1 : (x < 0 ? -1 : 0));
+        case cpu::UnaryOp::kRound:
+        case cpu::UnaryOp::kFloor:
+        case cpu::UnaryOp::kCeil: return ScalarValue::int64(x);
+        case cpu::UnaryOp::kSquare: return ScalarValue::int64(static_cast<int64_t>(ux * ux));
+        case cpu::UnaryOp::kTimes2: return ScalarValue::int64(static_cast<int64_t>(ux + ux));
+        default: break;
+      }
+    }
+    return ScalarValue::fp64(cpu::apply_unary(op_, v.to_double()));
+  }
+
+  Operand in_, out_;
+  Kind kind_ = Kind::kCellwise;
+  cpu::UnaryOp op_ = cpu::UnaryOp::kExp;
+  cpu::CumOp cum_ = cpu::CumOp::kSum;
+};
+
+// log(x, base) = log(x) / log(base): `x°base°out[°k]` with matrix or scalar x and base.
+class LogBaseInstruction final : public Instruction {
+ public:
+  explicit LogBaseInstruction(InstructionText t) : Instruction(std::move(t)) {
+    expect_fields(3, 4);
+    x_ = operand(0);
+    base_ = operand(1);
+    out_ = operand(2);
+    if (num_fields() == 4)
+      DMLRT_REQUIRE(is_integer_text(field(3)), ParseError,
+                    where() << ": log: thread count must be an integer, got '" << field(3) << "'");
+    for (const Operand* op : {&x_, &base_})
+      DMLRT_REQUIRE(op->is_matrix() || op->is_scalar(), ParseError,
+                    where() << ": log needs matrix or scalar operands, got "
+                            << name_of(op->data_type));
+    const bool matrix_out = x_.is_matrix() || base_.is_matrix();
+    DMLRT_REQUIRE(out_.is_matrix() == matrix_out && (out_.is_matrix() || out_.is_scalar()),
+                  ParseError,
+                  where() << ": log with a base needs a " << (matrix_out ? "MATRIX" : "SCALAR")
+                          << " output, got " << name_of(out_.data_type));
+  }
+
+  void execute(ExecutionContext& ec) override {
+    if (x_.is_matrix() && base_.is_matrix()) {
+      const auto x = ec.matrix(x_);
+      const auto b = ec.matrix(base_);
+      DMLRT_REQUIRE((b->rows() == x->rows() || b->rows() == 1) &&
+                        (b->cols() == x->cols() || b->cols() == 1),
+                    ShapeError,
+                    "log: base of shape " << shape_of(*b) << " does not fit x of shape "
+                                          << shape_of(*x)
+                                          << " (needs the same shape or a row/column vector)");
+      ec.set_matrix(out_.name, cpu::log_base(*x, *b));
+    } else if (x_.is_matrix()) {
+      ec.set_matrix(out_.name, cpu::log_base(*ec.matrix(x_), number(ec, base_)));
+    } else if (base_.is_matrix()) {
+      ec.set_matrix(out_.name, cpu::log_base(number(ec, x_), *ec.matrix(base_)));
+    } else {
+      ec.set_scalar(out_, ScalarValue::fp64(cpu::log_base(number(ec, x_), number(ec, base_))));
+    }
+  }
+
+ private:
+  static double number(ExecutionContext& ec, const Operand& op) {
+    const ScalarValue v = ec.scalar(op);
+    DMLRT_REQUIRE(!v.is_string(), RuntimeError,
+                  "log: cannot apply to the STRING value '" << v.to_string() << "'");
+    return v.to_double();
+  }
+
+  Operand x_, base_, out_;
+};
+
+}  // namespace
 
 InstructionPtr make_unary(InstructionText text) {
-  throw NotSupported("opcode '" + text.opcode + "' is not implemented yet");
+  // CPInstructionParser: log is the Unary form when its third field is the thread count (or it
+  // has only in°out, the GPU layout), else the Binary form with a base.
+  if (text.opcode == "log" && text.fields.size() >= 3 && !is_integer_text(text.fields[2]))
+    return std::make_unique<LogBaseInstruction>(std::move(text));
+  return std::make_unique<UnaryInstruction>(std::move(text));
 }
 
 }  // namespace dmlrt::inst

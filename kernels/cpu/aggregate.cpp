@@ -1,0 +1,266 @@
+// Full, row and column aggregates and rowIndexMax/Min on the host. Each op is an accumulator that
+// sees every stored value once and then the count of implicit zeros, so sparse inputs are reduced
+// over their nonzeros only and give the values the dense form gives.
+#include "kernels/cpu/aggregate.h"
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "kernels/cpu/java_math.h"
+
+namespace dmlrt::kernels::cpu {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Note [Aggregates of empty inputs]
+// Verified with SystemDS 3.4: full aggregates of a 0-cell matrix give sum 0, sum of squares 0,
+// prod 1, mean NaN, max -Inf, min +Inf and var NaN (what the accumulators below give for zero
+// values). Row aggregates of a 0-column matrix and column aggregates of a 0-row matrix give an
+// all-zero result for every op (SystemDS returns its empty block), prod/max/min/mean/var included.
+
+struct SumAcc {
+  KahanSum k;
+  void add(double x) { k.add(x); }
+  void add_zeros(int64_t) {}
+  double result(int64_t) const { return k.sum; }
+};
+
+struct SumSqAcc {
+  KahanSum k;
+  void add(double x) { k.add(x * x); }
+  void add_zeros(int64_t) {}
+  double result(int64_t) const { return k.sum; }
+};
+
+struct ProdAcc {
+  double p = 1.0;
+  void add(double x) { p *= x; }
+  // Multiplying by the zero (not returning 0) keeps NaN and Inf * 0 = NaN as the dense form does.
+  void add_zeros(int64_t count) {
+    if (count > 0) p *= 0.0;
+  }
+  double result(int64_t) const { return p; }
+};
+
+struct MeanAcc {
+  KahanSum k;
+  void add(double x) { k.add(x); }
+  void add_zeros(int64_t) {}
+  // n counts the implicit zeros too; 0 values give 0/0 = NaN as in SystemDS.
+  double result(int64_t n) const { return k.sum / static_cast<double>(n); }
+};
+
+struct MaxAcc {
+  double m = -kInf;
+  void add(double x) { m = java_max(m, x); }
+  void add_zeros(int64_t count) {
+    if (count > 0) m = java_max(m, 0.0);
+  }
+  double result(int64_t) const { return m; }
+};
+
+struct MinAcc {
+  double m = kInf;
+  void add(double x) { m = java_min(m, x); }
+  void add_zeros(int64_t count) {
+    if (count > 0) m = java_min(m, 0.0);
+  }
+  double result(int64_t) const { return m; }
+};
+
+// Welford's running mean and sum of squared deviations; implicit zeros are merged as one group
+// (Chan et al.), so a sparse input never materialises its zeros.
+struct VarAcc {
+  double count = 0.0, mean = 0.0, m2 = 0.0;
+  void add(double x) {
+    count += 1.0;
+    const double d = x - mean;
+    mean += d / count;
+    m2 += d * (x - mean);
+  }
+  void add_zeros(int64_t zeros) {
+    if (zeros <= 0) return;
+    const double nb = static_cast<double>(zeros);
+    const double n = count + nb;
+    const double d = -mean;
+    m2 += d * d * count * nb / n;
+    mean += d * nb / n;
+    count = n;
+  }
+  // Sample variance; SystemDS gives 0 for a single value and NaN for none.
+  double result(int64_t) const {
+    if (count == 0.0) return std::numeric_limits<double>::quiet_NaN();
+    if (count == 1.0) return 0.0;
+    return m2 / (count - 1.0);
+  }
+};
+
+template <class Acc>
+double reduce_all(const MatrixBlock& in) {
+  Acc acc;
+  if (in.is_sparse()) {
+    const auto& v = in.csr_values();
+    for (double x : v) acc.add(x);
+    acc.add_zeros(in.size() - static_cast<int64_t>(v.size()));
+  } else {
+    for (double x : in.dense_values()) acc.add(x);
+  }
+  return acc.result(in.size());
+}
+
+template <class Acc>
+MatrixBlock reduce_rows(const MatrixBlock& in) {
+  const int64_t m = in.rows(), n = in.cols();
+  std::vector<double> out(static_cast<size_t>(m), 0.0);  // (m, 1)
+  if (n > 0) {  // See Note [Aggregates of empty inputs]
+    for (int64_t i = 0; i < m; ++i) {
+      Acc acc;
+      if (in.is_sparse()) {
+        const int64_t b = in.row_ptr()[i], e = in.row_ptr()[i + 1];
+        for (int64_t k = b; k < e; ++k) acc.add(in.csr_values()[k]);
+        acc.add_zeros(n - (e - b));
+      } else {
+        const double* a = in.dense_data() + i * n;
+        for (int64_t j = 0; j < n; ++j) acc.add(a[j]);
+      }
+      out[static_cast<size_t>(i)] = acc.result(n);
+    }
+  }
+  MatrixBlock r = MatrixBlock::dense(m, 1, std::move(out));
+  r.examine_format();
+  return r;
+}
+
+template <class Acc>
+MatrixBlock reduce_cols(const MatrixBlock& in) {
+  const int64_t m = in.rows(), n = in.cols();
+  std::vector<double> out(static_cast<size_t>(n), 0.0);  // (1, n)
+  if (m > 0) {  // See Note [Aggregates of empty inputs]
+    std::vector<Acc> accs(static_cast<size_t>(n));
+    if (in.is_sparse()) {
+      std::vector<int64_t> stored(static_cast<size_t>(n), 0);
+      const auto& ci = in.col_idx();
+      const auto& v = in.csr_values();
+      for (size_t k = 0; k < v.size(); ++k) {
+        accs[ci[k]].add(v[k]);
+        ++stored[ci[k]];
+      }
+      for (int64_t j = 0; j < n; ++j) accs[j].add_zeros(m - stored[j]);
+    } else {
+      for (int64_t i = 0; i < m; ++i) {
+        const double* a = in.dense_data() + i * n;
+        for (int64_t j = 0; j < n; ++j) accs[j].add(a[j]);
+      }
+    }
+    for (int64_t j = 0; j < n; ++j) out[static_cast<size_t>(j)] = accs[j].result(m);
+  }
+  MatrixBlock r = MatrixBlock::dense(1, n, std::move(out));
+  r.examine_format();
+  return r;
+}
+
+template <template <class> class Reduce, class Ret>
+Ret dispatch(const MatrixBlock& in, AggOp op) {
+  switch (op) {
+    case AggOp::kSum: return Reduce<SumAcc>::run(in);
+    case AggOp::kSumSq: return Reduce<SumSqAcc>::run(in);
+    case AggOp::kProd: return Reduce<ProdAcc>::run(in);
+    case AggOp::kMean: return Reduce<MeanAcc>::run(in);
+    case AggOp::kMax: return Reduce<MaxAcc>::run(in);
+    case AggOp::kMin: return Reduce<MinAcc>::run(in);
+    case AggOp::kVar: return Reduce<VarAcc>::run(in);
+  }
+  return Reduce<SumAcc>::run(in);
+}
+
+template <class Acc>
+struct AllR {
+  static double run(const MatrixBlock& in) { return reduce_all<Acc>(in); }
+};
+template <class Acc>
+struct RowsR {
+  static MatrixBlock run(const MatrixBlock& in) { return reduce_rows<Acc>(in); }
+};
+template <class Acc>
+struct ColsR {
+  static MatrixBlock run(const MatrixBlock& in) { return reduce_cols<Acc>(in); }
+};
+
+// `better(x, best)` is SystemDS's `>=` (max) or `<=` (min): ties move the index to the later
+// position, and NaN never compares true, so NaN cells are skipped.
+template <class Better>
+MatrixBlock row_index(const MatrixBlock& in, double init, Better better) {
+  const int64_t m = in.rows(), n = in.cols();
+  std::vector<double> out(static_cast<size_t>(m), 0.0);  // (m, 1); 0 for n == 0 as SystemDS
+  if (n > 0) {
+    for (int64_t i = 0; i < m; ++i) {
+      int64_t best_idx = 0;  // an all-NaN row keeps index 0 (1-based 1)
+      double best = init;
+      if (in.is_sparse()) {
+        // The dense scan ends at the last position holding the extreme non-NaN value; find that
+        // value over the stored cells and (if any) the implicit zeros, then its last position.
+        const int64_t b = in.row_ptr()[i], e = in.row_ptr()[i + 1];
+        const auto& ci = in.col_idx();
+        const auto& v = in.csr_values();
+        bool found = false;
+        for (int64_t k = b; k < e; ++k) {
+          if (better(v[k], best)) {
+            best = v[k];
+            found = true;
+          }
+        }
+        const bool has_zeros = (e - b) < n;
+        if (has_zeros && better(0.0, best)) {
+          best = 0.0;
+          found = true;
+        }
+        if (found) {
+          for (int64_t k = b; k < e; ++k)
+            if (v[k] == best) best_idx = ci[k];
+          if (has_zeros && best == 0.0) {
+            // The last column not stored in this row (col_idx is sorted).
+            int64_t last_zero = n - 1;
+            for (int64_t k = e - 1; k >= b && ci[k] == last_zero; --k) --last_zero;
+            if (last_zero > best_idx) best_idx = last_zero;
+          }
+        }
+      } else {
+        const double* a = in.dense_data() + i * n;
+        for (int64_t j = 0; j < n; ++j) {
+          if (better(a[j], best)) {
+            best = a[j];
+            best_idx = j;
+          }
+        }
+      }
+      out[static_cast<size_t>(i)] = static_cast<double>(best_idx + 1);
+    }
+  }
+  MatrixBlock r = MatrixBlock::dense(m, 1, std::move(out));
+  r.examine_format();
+  return r;
+}
+
+}  // namespace
+
+double aggregate_all(const MatrixBlock& in, AggOp op) { return dispatch<AllR, double>(in, op); }
+
+MatrixBlock aggregate_rows(const MatrixBlock& in, AggOp op) {
+  return dispatch<RowsR, MatrixBlock>(in, op);
+}
+
+MatrixBlock aggregate_cols(const MatrixBlock& in, AggOp op) {
+  return dispatch<ColsR, MatrixBlock>(in, op);
+}
+
+MatrixBlock row_index_max(const MatrixBlock& in) {
+  return row_index(in, -kInf, [](double x, double best) { return x >= best; });
+}
+
+MatrixBlock row_index_min(const MatrixBlock& in) {
+  return row_index(in, kInf, [](double x, double best) { return x <= best; });
+}
+
+}  // namespace dmlrt::kernels::cpu

@@ -1,0 +1,257 @@
+// Cell-wise unary functions, log with a base, cumulative column scans and softmax on the host.
+#include "kernels/cpu/unary.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "gpu_context/error.h"
+#include "kernels/cpu/java_math.h"
+
+namespace dmlrt::kernels::cpu {
+namespace {
+
+struct OpName {
+  const char* opcode;
+  UnaryOp op;
+};
+
+constexpr OpName kOps[] = {
+    {"exp", UnaryOp::kExp},   {"log", UnaryOp::kLog},         {"abs", UnaryOp::kAbs},
+    {"sqrt", UnaryOp::kSqrt}, {"round", UnaryOp::kRound},     {"floor", UnaryOp::kFloor},
+    {"ceil", UnaryOp::kCeil}, {"sin", UnaryOp::kSin},         {"cos", UnaryOp::kCos},
+    {"tan", UnaryOp::kTan},   {"sinh", UnaryOp::kSinh},       {"cosh", UnaryOp::kCosh},
+    {"tanh", UnaryOp::kTanh}, {"asin", UnaryOp::kAsin},       {"acos", UnaryOp::kAcos},
+    {"atan", UnaryOp::kAtan}, {"sign", UnaryOp::kSign},       {"sigmoid", UnaryOp::kSigmoid},
+    {"!", UnaryOp::kNot},     {"^2", UnaryOp::kSquare},       {"*2", UnaryOp::kTimes2},
+};
+
+// (rows, cols) row-major copy of any block, for ops that read every cell.
+std::vector<double> dense_copy(const MatrixBlock& b) {
+  if (!b.is_sparse()) return b.dense_values();
+  return b.to_dense().dense_values();
+}
+
+}  // namespace
+
+bool unary_op_from_opcode(const std::string& opcode, UnaryOp* op) {
+  for (const auto& e : kOps) {
+    if (opcode == e.opcode) {
+      *op = e.op;
+      return true;
+    }
+  }
+  return false;
+}
+
+const char* opcode_of(UnaryOp op) {
+  for (const auto& e : kOps)
+    if (e.op == op) return e.opcode;
+  return "?";
+}
+
+bool is_sparse_safe(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::kAbs: case UnaryOp::kSqrt: case UnaryOp::kRound: case UnaryOp::kFloor:
+    case UnaryOp::kCeil: case UnaryOp::kSin: case UnaryOp::kTan: case UnaryOp::kSinh:
+    case UnaryOp::kTanh: case UnaryOp::kAsin: case UnaryOp::kAtan: case UnaryOp::kSign:
+    case UnaryOp::kSquare: case UnaryOp::kTimes2:
+      return true;
+    default:
+      return false;  // exp log cos cosh acos sigmoid ! map 0 to a nonzero
+  }
+}
+
+double apply_unary(UnaryOp op, double x) {
+  switch (op) {
+    case UnaryOp::kExp: return std::exp(x);
+    case UnaryOp::kLog: return std::log(x);
+    case UnaryOp::kAbs: return std::fabs(x);
+    case UnaryOp::kSqrt: return std::sqrt(x);
+    case UnaryOp::kRound: return java_round(x);
+    case UnaryOp::kFloor: return std::floor(x);
+    case UnaryOp::kCeil: return std::ceil(x);
+    case UnaryOp::kSin: return std::sin(x);
+    case UnaryOp::kCos: return std::cos(x);
+    case UnaryOp::kTan: return std::tan(x);
+    case UnaryOp::kSinh: return std::sinh(x);
+    case UnaryOp::kCosh: return std::cosh(x);
+    case UnaryOp::kTanh: return std::tanh(x);
+    case UnaryOp::kAsin: return std::asin(x);
+    case UnaryOp::kAcos: return std::acos(x);
+    case UnaryOp::kAtan: return std::atan(x);
+    case UnaryOp::kSign: return java_signum(x);
+    case UnaryOp::kSigmoid: return 1.0 / (1.0 + std::exp(-x));
+    case UnaryOp::kNot: return x == 0.0 ? 1.0 : 0.0;  // NaN != 0, so !NaN is 0 as in Java
+    case UnaryOp::kSquare: return x * x;
+    case UnaryOp::kTimes2: return x + x;
+  }
+  return x;
+}
+
+MatrixBlock unary(const MatrixBlock& in, UnaryOp op) {
+  const int64_t m = in.rows(), n = in.cols();
+  if (in.is_sparse() && is_sparse_safe(op)) {
+    // Only the stored values change; results that became zero (round(0.3)) are dropped.
+    const auto& rp = in.row_ptr();
+    const auto& ci = in.col_idx();
+    const auto& v = in.csr_values();
+    std::vector<int64_t> row_ptr(static_cast<size_t>(m + 1), 0);
+    std::vector<int32_t> col_idx;
+    std::vector<double> values;
+    col_idx.reserve(v.size());
+    values.reserve(v.size());
+    for (int64_t r = 0; r < m; ++r) {
+      for (int64_t k = rp[r]; k < rp[r + 1]; ++k) {
+        const double y = apply_unary(op, v[k]);
+        if (y != 0.0) {
+          col_idx.push_back(ci[k]);
+          values.push_back(y);
+        }
+      }
+      row_ptr[r + 1] = static_cast<int64_t>(values.size());
+    }
+    MatrixBlock out = MatrixBlock::csr(m, n, std::move(row_ptr), std::move(col_idx),
+                                       std::move(values));
+    out.examine_format();
+    return out;
+  }
+  std::vector<double> out_values;  // (m, n) row-major
+  if (in.is_sparse()) {
+    // Sparse-unsafe: every implicit zero maps to f(0).
+    out_values.assign(static_cast<size_t>(m * n), apply_unary(op, 0.0));
+    const auto& rp = in.row_ptr();
+    const auto& ci = in.col_idx();
+    const auto& v = in.csr_values();
+    for (int64_t r = 0; r < m; ++r)
+      for (int64_t k = rp[r]; k < rp[r + 1]; ++k)
+        out_values[static_cast<size_t>(r * n + ci[k])] = apply_unary(op, v[k]);
+  } else {
+    const auto& a = in.dense_values();
+    out_values.resize(a.size());
+    for (size_t i = 0; i < a.size(); ++i) out_values[i] = apply_unary(op, a[i]);
+  }
+  MatrixBlock out = MatrixBlock::dense(m, n, std::move(out_values));
+  out.examine_format();
+  return out;
+}
+
+// SystemDS's Builtin LOG with two arguments: Math.log(x) / Math.log(base).
+double log_base(double x, double base) { return std::log(x) / std::log(base); }
+
+MatrixBlock log_base(const MatrixBlock& x, double base) {
+  std::vector<double> v = dense_copy(x);  // (m, n) row-major; log(0) = -Inf, so never sparse-safe
+  const double lb = std::log(base);
+  for (double& e : v) e = std::log(e) / lb;
+  MatrixBlock out = MatrixBlock::dense(x.rows(), x.cols(), std::move(v));
+  out.examine_format();
+  return out;
+}
+
+MatrixBlock log_base(double x, const MatrixBlock& base) {
+  std::vector<double> v = dense_copy(base);  // (m, n) row-major
+  const double lx = std::log(x);
+  for (double& e : v) e = lx / std::log(e);
+  MatrixBlock out = MatrixBlock::dense(base.rows(), base.cols(), std::move(v));
+  out.examine_format();
+  return out;
+}
+
+MatrixBlock log_base(const MatrixBlock& x, const MatrixBlock& base) {
+  const int64_t m = x.rows(), n = x.cols();
+  DMLRT_REQUIRE((base.rows() == m || base.rows() == 1) && (base.cols() == n || base.cols() == 1),
+                ShapeError,
+                "log: base of shape " << dims_string(base.rows(), base.cols())
+                                      << " does not fit x of shape " << dims_string(m, n));
+  std::vector<double> v = dense_copy(x);         // (m, n) row-major
+  const std::vector<double> b = dense_copy(base);  // (m|1, n|1) row-major
+  const int64_t bn = base.cols();
+  for (int64_t i = 0; i < m; ++i) {
+    const int64_t bi = base.rows() == 1 ? 0 : i;
+    for (int64_t j = 0; j < n; ++j) {
+      const int64_t bj = bn == 1 ? 0 : j;
+      double& e = v[static_cast<size_t>(i * n + j)];
+      e = std::log(e) / std::log(b[static_cast<size_t>(bi * bn + bj)]);
+    }
+  }
+  MatrixBlock out = MatrixBlock::dense(m, n, std::move(v));
+  out.examine_format();
+  return out;
+}
+
+MatrixBlock cumulative(const MatrixBlock& in, CumOp op) {
+  const int64_t m = in.rows(), n = in.cols();
+  std::vector<double> out_values(static_cast<size_t>(m * n));  // (m, n) row-major
+  // The input row i, densified into `row` when sparse.
+  std::vector<double> row(static_cast<size_t>(n), 0.0);
+  std::vector<KahanSum> sums(op == CumOp::kSum ? static_cast<size_t>(n) : 0);
+  for (int64_t i = 0; i < m; ++i) {
+    const double* a;
+    if (in.is_sparse()) {
+      std::fill(row.begin(), row.end(), 0.0);
+      const auto& rp = in.row_ptr();
+      for (int64_t k = rp[i]; k < rp[i + 1]; ++k) row[in.col_idx()[k]] = in.csr_values()[k];
+      a = row.data();
+    } else {
+      a = in.dense_data() + i * n;
+    }
+    double* c = out_values.data() + i * n;
+    const double* prev = c - n;
+    for (int64_t j = 0; j < n; ++j) {
+      if (op == CumOp::kSum) {
+        sums[j].add(a[j]);
+        c[j] = sums[j].sum;
+      } else if (i == 0) {
+        c[j] = a[j];
+      } else if (op == CumOp::kProd) {
+        c[j] = prev[j] * a[j];
+      } else if (op == CumOp::kMin) {
+        c[j] = java_min(prev[j], a[j]);
+      } else {
+        c[j] = java_max(prev[j], a[j]);
+      }
+    }
+  }
+  MatrixBlock out = MatrixBlock::dense(m, n, std::move(out_values));
+  out.examine_format();
+  return out;
+}
+
+MatrixBlock cumsumprod(const MatrixBlock& in) {
+  DMLRT_REQUIRE(in.cols() == 2, ShapeError,
+                "ucumk+*: cumsumprod needs a 2-column input [a, b], got "
+                    << dims_string(in.rows(), in.cols()));
+  const int64_t m = in.rows();
+  std::vector<double> out_values(static_cast<size_t>(m));  // (m, 1)
+  double prev = 0.0;
+  for (int64_t i = 0; i < m; ++i) {
+    prev = in.get(i, 0) + in.get(i, 1) * prev;
+    out_values[static_cast<size_t>(i)] = prev;
+  }
+  MatrixBlock out = MatrixBlock::dense(m, 1, std::move(out_values));
+  out.examine_format();
+  return out;
+}
+
+MatrixBlock softmax(const MatrixBlock& in) {
+  const int64_t m = in.rows(), n = in.cols();
+  std::vector<double> v = dense_copy(in);  // (m, n) row-major
+  for (int64_t i = 0; i < m; ++i) {
+    double* r = v.data() + i * n;
+    // Subtracting the row max keeps exp from overflowing; NaN propagates through java_max.
+    double mx = -std::numeric_limits<double>::infinity();
+    for (int64_t j = 0; j < n; ++j) mx = java_max(mx, r[j]);
+    KahanSum s;
+    for (int64_t j = 0; j < n; ++j) {
+      r[j] = std::exp(r[j] - mx);
+      s.add(r[j]);
+    }
+    for (int64_t j = 0; j < n; ++j) r[j] /= s.sum;
+  }
+  MatrixBlock out = MatrixBlock::dense(m, n, std::move(v));
+  out.examine_format();
+  return out;
+}
+
+}  // namespace dmlrt::kernels::cpu
