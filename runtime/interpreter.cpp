@@ -145,10 +145,12 @@ void Interpreter::run_for(const Block& b, inst::ExecutionContext& ec) {
   };
   const double from = number(eval_predicate(b.from, ec, b, "from"), "from");
   const double to = number(eval_predicate(b.to, ec, b, "to"), "to");
-  const double incr =
-      b.incr.empty() ? (from <= to ? 1.0 : -1.0) : number(eval_predicate(b.incr, ec, b, "incr"), "incr");
+  const inst::ScalarValue incr_value = b.incr.empty()
+                                           ? inst::ScalarValue::int64(from <= to ? 1 : -1)
+                                           : eval_predicate(b.incr, ec, b, "incr");
+  const double incr = number(incr_value, "incr");
   DMLRT_REQUIRE(incr != 0.0 && !std::isnan(incr), RuntimeError,
-                block_where(b) << ": the increment is " << inst::format_double_java(incr)
+                block_where(b) << ": the increment is " << incr_value.to_string()
                                << "; a " << (b.kind == BlockKind::kFor ? "FOR" : "PARFOR")
                                << " loop needs a nonzero increment");
   DMLRT_REQUIRE(std::isfinite(from) && std::isfinite(to), RuntimeError,

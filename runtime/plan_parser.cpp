@@ -182,6 +182,14 @@ bool all_operands_typed(const std::string& opcode) {
   return kOps.count(opcode) != 0;
 }
 
+// The first word of `content` is an execution type (CP, GPU, ...), in either rendering.
+bool looks_like_instruction(const std::string& content) {
+  const size_t end = std::min(content.find(kOperandDelim), content.find(' '));
+  const std::string first = content.substr(0, end);
+  return first == "CP" || first == "CP_FILE" || first == "GPU" || first == "SPARK" ||
+         first == "FED" || first == "OOC";
+}
+
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -202,6 +210,9 @@ class Parser {
       ++pos_;
       parse_functions(prog);
     }
+    if (eof() && lines_.empty())
+      DMLRT_FAIL(ParseError, (file_.empty() ? "<plan>" : file_)
+                                 << ": empty plan: missing '--MAIN PROGRAM' section");
     if (eof())
       DMLRT_FAIL(ParseError, location(last_line_) << ": missing '--MAIN PROGRAM' section");
     const Line& l = peek();
@@ -334,7 +345,8 @@ class Parser {
         fail(l, l.content + " marker outside the predicate of a FOR or PARFOR block");
       if (starts_with_word(l.content, "FUNCTION"))
         fail(l, "FUNCTION outside the --FUNCTIONS section");
-      fail(l, "instruction outside a block (instructions belong in a GENERIC block)");
+      if (looks_like_instruction(l.content))
+        fail(l, "instruction outside a block (instructions belong in a GENERIC block)");
     }
     expected(l, kBlockHeaders + std::string(" at nesting level ") + std::to_string(level));
   }
