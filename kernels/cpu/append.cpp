@@ -1,0 +1,126 @@
+// cbind / rbind of dense and CSR blocks; see append.h.
+#include "kernels/cpu/append.h"
+
+#include <algorithm>
+
+#include "gpu_context/error.h"
+
+namespace dmlrt::kernels::cpu {
+namespace {
+
+// Appends row r of `b` (nonzeros only) to CSR arrays with its columns shifted by `offset`.
+void append_row_csr(const MatrixBlock& b, int64_t r, int64_t offset, std::vector<int32_t>& col_idx,
+                    std::vector<double>& values) {
+  if (b.is_sparse()) {
+    const auto& rp = b.row_ptr();
+    const auto& ci = b.col_idx();
+    const auto& v = b.csr_values();
+    for (int64_t k = rp[r]; k < rp[r + 1]; ++k) {
+      if (v[k] == 0.0) continue;
+      col_idx.push_back(static_cast<int32_t>(ci[k] + offset));
+      values.push_back(v[k]);
+    }
+  } else {
+    const double* a = b.dense_data() + r * b.cols();
+    for (int64_t c = 0; c < b.cols(); ++c) {
+      if (a[c] == 0.0) continue;
+      col_idx.push_back(static_cast<int32_t>(c + offset));
+      values.push_back(a[c]);
+    }
+  }
+}
+
+// Writes row r of `b` into the dense row `out` (already zeroed).
+void copy_row_dense(const MatrixBlock& b, int64_t r, double* out) {
+  if (b.is_sparse()) {
+    const auto& rp = b.row_ptr();
+    for (int64_t k = rp[r]; k < rp[r + 1]; ++k) out[b.col_idx()[k]] = b.csr_values()[k];
+  } else {
+    const double* a = b.dense_data() + r * b.cols();
+    std::copy(a, a + b.cols(), out);
+  }
+}
+
+int64_t total_nnz(const std::vector<const MatrixBlock*>& inputs) {
+  int64_t n = 0;
+  for (const auto* b : inputs) n += b->nnz();
+  return n;
+}
+
+}  // namespace
+
+MatrixBlock cbind(const std::vector<const MatrixBlock*>& inputs) {
+  DMLRT_REQUIRE(!inputs.empty(), ShapeError, "cbind: no inputs");
+  const int64_t m = inputs[0]->rows();
+  int64_t n = 0;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    DMLRT_REQUIRE(inputs[i]->rows() == m, ShapeError,
+                  "cbind: row counts differ: input 1 is " << dims_string(inputs[0]->rows(), inputs[0]->cols()) << ", input "
+                                                          << i + 1 << " is "
+                                                          << dims_string(inputs[i]->rows(), inputs[i]->cols()));
+    n += inputs[i]->cols();
+  }
+  const int64_t nnz = total_nnz(inputs);
+  if (MatrixBlock::prefers_sparse(m, n, nnz)) {
+    std::vector<int64_t> row_ptr(static_cast<size_t>(m + 1), 0);
+    std::vector<int32_t> col_idx;
+    std::vector<double> values;
+    col_idx.reserve(static_cast<size_t>(nnz));
+    values.reserve(static_cast<size_t>(nnz));
+    for (int64_t r = 0; r < m; ++r) {
+      int64_t offset = 0;
+      for (const auto* b : inputs) {
+        append_row_csr(*b, r, offset, col_idx, values);
+        offset += b->cols();
+      }
+      row_ptr[static_cast<size_t>(r + 1)] = static_cast<int64_t>(values.size());
+    }
+    return MatrixBlock::csr(m, n, std::move(row_ptr), std::move(col_idx), std::move(values));
+  }
+  MatrixBlock out = MatrixBlock::dense(m, n, 0.0);  // (m, n) row-major
+  double* o = out.dense_data();
+  for (int64_t r = 0; r < m; ++r) {
+    int64_t offset = 0;
+    for (const auto* b : inputs) {
+      copy_row_dense(*b, r, o + r * n + offset);
+      offset += b->cols();
+    }
+  }
+  return out;
+}
+
+MatrixBlock rbind(const std::vector<const MatrixBlock*>& inputs) {
+  DMLRT_REQUIRE(!inputs.empty(), ShapeError, "rbind: no inputs");
+  const int64_t n = inputs[0]->cols();
+  int64_t m = 0;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    DMLRT_REQUIRE(inputs[i]->cols() == n, ShapeError,
+                  "rbind: column counts differ: input 1 is " << dims_string(inputs[0]->rows(), inputs[0]->cols())
+                                                             << ", input " << i + 1 << " is "
+                                                             << dims_string(inputs[i]->rows(), inputs[i]->cols()));
+    m += inputs[i]->rows();
+  }
+  const int64_t nnz = total_nnz(inputs);
+  if (MatrixBlock::prefers_sparse(m, n, nnz)) {
+    std::vector<int64_t> row_ptr(static_cast<size_t>(m + 1), 0);
+    std::vector<int32_t> col_idx;
+    std::vector<double> values;
+    col_idx.reserve(static_cast<size_t>(nnz));
+    values.reserve(static_cast<size_t>(nnz));
+    int64_t out_r = 0;
+    for (const auto* b : inputs)
+      for (int64_t r = 0; r < b->rows(); ++r) {
+        append_row_csr(*b, r, 0, col_idx, values);
+        row_ptr[static_cast<size_t>(++out_r)] = static_cast<int64_t>(values.size());
+      }
+    return MatrixBlock::csr(m, n, std::move(row_ptr), std::move(col_idx), std::move(values));
+  }
+  MatrixBlock out = MatrixBlock::dense(m, n, 0.0);  // (m, n) row-major
+  double* o = out.dense_data();
+  int64_t out_r = 0;
+  for (const auto* b : inputs)
+    for (int64_t r = 0; r < b->rows(); ++r) copy_row_dense(*b, r, o + (out_r++) * n);
+  return out;
+}
+
+}  // namespace dmlrt::kernels::cpu

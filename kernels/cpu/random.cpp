@@ -1,0 +1,108 @@
+// rand and seq on the CPU; see random.h. Values come from kernels/philox.h, so they do not depend
+// on how the cells are traversed.
+#include "kernels/cpu/random.h"
+
+#include <cmath>
+#include <vector>
+
+#include "gpu_context/error.h"
+#include "kernels/philox.h"
+
+namespace dmlrt::kernels::cpu {
+namespace {
+
+// The value of a drawn cell; `s` has already consumed the cell's sparsity word.
+inline double draw_value(const RandSpec& spec, PhiloxCellStream& s) {
+  switch (spec.pdf) {
+    case RandPdf::kUniform:
+      return spec.min + (spec.max - spec.min) * s.next_double();
+    case RandPdf::kNormal:
+      return philox_normal(s);
+    case RandPdf::kPoisson:
+      return philox_poisson(s, spec.lambda);
+  }
+  return 0.0;
+}
+
+}  // namespace
+
+MatrixBlock rand_matrix(const RandSpec& spec) {
+  DMLRT_REQUIRE(spec.rows >= 0 && spec.cols >= 0, ShapeError,
+                "rand: invalid dimensions " << spec.rows << "x" << spec.cols);
+  DMLRT_REQUIRE(spec.sparsity >= 0.0 && spec.sparsity <= 1.0, RuntimeError,
+                "rand: sparsity must be in [0, 1], got " << spec.sparsity);
+  const int64_t rows = spec.rows, cols = spec.cols;
+  if (rows == 0 || cols == 0 || spec.sparsity == 0.0) return MatrixBlock::empty_sparse(rows, cols);
+  // A constant uniform matrix (min = max) needs no draws for its values, only for its pattern.
+  const bool constant = spec.pdf == RandPdf::kUniform && spec.min == spec.max;
+  if (constant && spec.min == 0.0) return MatrixBlock::empty_sparse(rows, cols);
+  if (constant && spec.sparsity == 1.0) {
+    MatrixBlock b = MatrixBlock::dense(rows, cols, spec.min);
+    b.examine_format();
+    return b;
+  }
+
+  // Sparse targets are built as CSR directly so a large ultra-sparse rand never allocates the
+  // dense size; examine_format() settles the final format either way.
+  if (MatrixBlock::prefers_sparse(rows, cols,
+                                  static_cast<int64_t>(spec.sparsity * static_cast<double>(rows) *
+                                                       static_cast<double>(cols)))) {
+    std::vector<int64_t> row_ptr(static_cast<size_t>(rows + 1), 0);
+    std::vector<int32_t> col_idx;
+    std::vector<double> values;
+    const double expected = spec.sparsity * static_cast<double>(rows) * static_cast<double>(cols);
+    col_idx.reserve(static_cast<size_t>(expected * 1.05) + 16);
+    values.reserve(static_cast<size_t>(expected * 1.05) + 16);
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t c = 0; c < cols; ++c) {
+        PhiloxCellStream s(spec.seed, static_cast<uint64_t>(r * cols + c));
+        if (!philox_bernoulli(s.next_u32(), spec.sparsity)) continue;
+        const double v = constant ? spec.min : draw_value(spec, s);
+        if (v == 0.0) continue;
+        col_idx.push_back(static_cast<int32_t>(c));
+        values.push_back(v);
+      }
+      row_ptr[static_cast<size_t>(r + 1)] = static_cast<int64_t>(values.size());
+    }
+    MatrixBlock b = MatrixBlock::csr(rows, cols, std::move(row_ptr), std::move(col_idx),
+                                     std::move(values));
+    b.examine_format();
+    return b;
+  }
+
+  MatrixBlock b = MatrixBlock::dense(rows, cols, 0.0);  // (rows, cols) row-major
+  double* out = b.dense_data();
+  const int64_t n = rows * cols;
+  for (int64_t i = 0; i < n; ++i) {
+    PhiloxCellStream s(spec.seed, static_cast<uint64_t>(i));
+    if (!philox_bernoulli(s.next_u32(), spec.sparsity)) continue;
+    out[i] = constant ? spec.min : draw_value(spec, s);
+  }
+  b.examine_format();
+  return b;
+}
+
+int64_t seq_length(double from, double to, double incr) {
+  // UtilFunctions.getSeqLength: dividing each bound by incr (rather than (to-from)/incr) avoids
+  // subtracting numbers of different magnitude; the correction adds the element that floor()
+  // dropped when from + (len+1)*incr still reaches `to`.
+  const auto len = static_cast<int64_t>(std::floor(to / incr - from / incr));
+  const double next = from + static_cast<double>(len + 1) * incr;
+  if (incr > 0) return 1 + len + (next <= to ? 1 : 0);
+  return 1 + len + (next >= to ? 1 : 0);
+}
+
+MatrixBlock seq_column(double from, double to, double incr) {
+  const int64_t n = seq_length(from, to, incr);
+  MatrixBlock b = MatrixBlock::dense(n, 1, 0.0);  // (n, 1)
+  double* out = b.dense_data();
+  double cur = from;
+  for (int64_t i = 0; i < n; ++i) {
+    out[i] = cur;
+    cur += incr;
+  }
+  b.examine_format();
+  return b;
+}
+
+}  // namespace dmlrt::kernels::cpu

@@ -1,0 +1,39 @@
+// Data generation on the CPU: rand (uniform / normal / poisson with sparsity, from the Philox cell
+// streams of kernels/philox.h) and seq (SystemDS's sequence length and accumulation rules).
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/matrix_block.h"
+
+namespace dmlrt::kernels::cpu {
+
+enum class RandPdf { kUniform, kNormal, kPoisson };
+
+struct RandSpec {
+  int64_t rows = 0;
+  int64_t cols = 0;
+  double min = 0.0;       // uniform: values in [min, max) (min > max is allowed, as in SystemDS)
+  double max = 1.0;
+  double sparsity = 1.0;  // probability of a cell being drawn (nonzero), in [0, 1]
+  uint64_t seed = 0;      // Philox key; the caller resolves SystemDS's seed -1
+  RandPdf pdf = RandPdf::kUniform;
+  double lambda = 1.0;    // poisson mean
+};
+
+// (rows, cols) random block in the format SystemDS would pick. Cell (r, c) takes the Philox
+// stream of linear index r*cols + c (see Note [Philox cell streams]): word 0 against `sparsity`
+// decides whether it is drawn, the next words give its value (uniform min + (max-min)*u; normal
+// N(0,1) by Box-Muller; poisson(lambda)). A drawn value of 0 (poisson, min = max = 0) stays 0.
+MatrixBlock rand_matrix(const RandSpec& spec);
+
+// Number of elements of seq(from, to, incr), as SystemDS's UtilFunctions.getSeqLength computes
+// it (floor(to/incr - from/incr) + 1, plus one more when rounding dropped a reachable element).
+// The caller checks the arguments first (finite, incr != 0, incr pointing from `from` to `to`).
+int64_t seq_length(double from, double to, double incr);
+
+// The (n, 1) column from, from+incr, ... built by repeated addition as SystemDS does (so the
+// values carry the same rounding: seq(1, 2, 0.1)[3] = 1.2000000000000002).
+MatrixBlock seq_column(double from, double to, double incr);
+
+}  // namespace dmlrt::kernels::cpu

@@ -1,0 +1,213 @@
+// Transpose, reshape, diag and rev on dense and CSR blocks; see reorg.h.
+#include "kernels/cpu/reorg.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "gpu_context/error.h"
+
+namespace dmlrt::kernels::cpu {
+namespace {
+
+// Builds CSR from (row, col, value) triplets given in any order (counting sort by row, then a
+// sort of each row's columns). Zeros are dropped.
+MatrixBlock csr_from_triplets(int64_t rows, int64_t cols, const std::vector<int64_t>& tr,
+                              const std::vector<int64_t>& tc, const std::vector<double>& tv) {
+  std::vector<int64_t> row_ptr(static_cast<size_t>(rows + 1), 0);
+  for (size_t k = 0; k < tv.size(); ++k)
+    if (tv[k] != 0.0) ++row_ptr[static_cast<size_t>(tr[k] + 1)];
+  for (int64_t r = 0; r < rows; ++r) row_ptr[r + 1] += row_ptr[r];
+  std::vector<int64_t> next(row_ptr.begin(), row_ptr.end() - 1);
+  std::vector<int32_t> col_idx(static_cast<size_t>(row_ptr.back()));
+  std::vector<double> values(static_cast<size_t>(row_ptr.back()));
+  for (size_t k = 0; k < tv.size(); ++k) {
+    if (tv[k] == 0.0) continue;
+    const int64_t p = next[static_cast<size_t>(tr[k])]++;
+    col_idx[p] = static_cast<int32_t>(tc[k]);
+    values[p] = tv[k];
+  }
+  std::vector<std::pair<int32_t, double>> tmp;
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t b = row_ptr[r], e = row_ptr[r + 1];
+    if (std::is_sorted(col_idx.begin() + b, col_idx.begin() + e)) continue;
+    tmp.clear();
+    for (int64_t k = b; k < e; ++k) tmp.emplace_back(col_idx[k], values[k]);
+    std::sort(tmp.begin(), tmp.end(),
+              [](const auto& x, const auto& y) { return x.first < y.first; });
+    for (int64_t k = b; k < e; ++k) {
+      col_idx[k] = tmp[static_cast<size_t>(k - b)].first;
+      values[k] = tmp[static_cast<size_t>(k - b)].second;
+    }
+  }
+  return MatrixBlock::csr(rows, cols, std::move(row_ptr), std::move(col_idx), std::move(values));
+}
+
+}  // namespace
+
+MatrixBlock transpose(const MatrixBlock& in) {
+  const int64_t m = in.rows(), n = in.cols();
+  if (!in.is_sparse()) {
+    MatrixBlock out = MatrixBlock::dense(n, m, 0.0);  // (n, m) row-major
+    const double* a = in.dense_data();
+    double* b = out.dense_data();
+    // Tiles keep both the read and the write side in cache.
+    constexpr int64_t kTile = 32;
+    for (int64_t i0 = 0; i0 < m; i0 += kTile)
+      for (int64_t j0 = 0; j0 < n; j0 += kTile) {
+        const int64_t i1 = std::min(m, i0 + kTile), j1 = std::min(n, j0 + kTile);
+        for (int64_t i = i0; i < i1; ++i)
+          for (int64_t j = j0; j < j1; ++j) b[j * m + i] = a[i * n + j];
+      }
+    out.examine_format();
+    return out;
+  }
+  // CSR transpose by counting columns; visiting input rows in order leaves each output row's
+  // column indices sorted.
+  const auto& rp = in.row_ptr();
+  const auto& ci = in.col_idx();
+  const auto& v = in.csr_values();
+  std::vector<int64_t> row_ptr(static_cast<size_t>(n + 1), 0);
+  for (int64_t k = 0; k < rp[m]; ++k) ++row_ptr[static_cast<size_t>(ci[k]) + 1];
+  for (int64_t j = 0; j < n; ++j) row_ptr[j + 1] += row_ptr[j];
+  std::vector<int64_t> next(row_ptr.begin(), row_ptr.end() - 1);
+  std::vector<int32_t> col_idx(static_cast<size_t>(rp[m]));
+  std::vector<double> values(static_cast<size_t>(rp[m]));
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t k = rp[i]; k < rp[i + 1]; ++k) {
+      const int64_t p = next[static_cast<size_t>(ci[k])]++;
+      col_idx[p] = static_cast<int32_t>(i);
+      values[p] = v[k];
+    }
+  MatrixBlock out = MatrixBlock::csr(n, m, std::move(row_ptr), std::move(col_idx),
+                                     std::move(values));
+  out.examine_format();
+  return out;
+}
+
+MatrixBlock reshape(const MatrixBlock& in, int64_t rows, int64_t cols, bool byrow) {
+  const int64_t m = in.rows(), n = in.cols();
+  DMLRT_REQUIRE(rows >= 0 && cols >= 0 && rows * cols == m * n, ShapeError,
+                "reshape: cannot reshape a " << dims_string(m, n) << " matrix (" << m * n
+                                             << " cells) into " << dims_string(rows, cols)
+                                             << " (" << rows * cols << " cells)");
+  if (!in.is_sparse()) {
+    MatrixBlock out = MatrixBlock::dense(rows, cols, 0.0);  // (rows, cols) row-major
+    const double* a = in.dense_data();
+    double* b = out.dense_data();
+    if (byrow) {
+      std::copy(a, a + m * n, b);
+    } else {
+      // Column-major cell order: input (i, j) has index j*m + i, output (r, c) has c*rows + r.
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          const int64_t idx = j * m + i;
+          b[(idx % rows) * cols + idx / rows] = a[i * n + j];
+        }
+    }
+    out.examine_format();
+    return out;
+  }
+  const auto& rp = in.row_ptr();
+  const auto& ci = in.col_idx();
+  const auto& v = in.csr_values();
+  if (byrow) {
+    // Row-major order is preserved, so the nonzeros arrive already sorted for the output CSR.
+    std::vector<int64_t> row_ptr(static_cast<size_t>(rows + 1), 0);
+    std::vector<int32_t> col_idx;
+    std::vector<double> values;
+    col_idx.reserve(v.size());
+    values.reserve(v.size());
+    int64_t cur_row = 0;
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t k = rp[i]; k < rp[i + 1]; ++k) {
+        if (v[k] == 0.0) continue;
+        const int64_t idx = i * n + ci[k];
+        const int64_t r = idx / cols;
+        while (cur_row < r) row_ptr[static_cast<size_t>(++cur_row)] = static_cast<int64_t>(values.size());
+        col_idx.push_back(static_cast<int32_t>(idx % cols));
+        values.push_back(v[k]);
+      }
+    while (cur_row < rows) row_ptr[static_cast<size_t>(++cur_row)] = static_cast<int64_t>(values.size());
+    MatrixBlock out = MatrixBlock::csr(rows, cols, std::move(row_ptr), std::move(col_idx),
+                                       std::move(values));
+    out.examine_format();
+    return out;
+  }
+  std::vector<int64_t> tr, tc;
+  std::vector<double> tv;
+  tr.reserve(v.size());
+  tc.reserve(v.size());
+  tv.reserve(v.size());
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t k = rp[i]; k < rp[i + 1]; ++k) {
+      const int64_t idx = static_cast<int64_t>(ci[k]) * m + i;
+      tr.push_back(idx % rows);
+      tc.push_back(idx / rows);
+      tv.push_back(v[k]);
+    }
+  MatrixBlock out = csr_from_triplets(rows, cols, tr, tc, tv);
+  out.examine_format();
+  return out;
+}
+
+MatrixBlock diag(const MatrixBlock& in) {
+  const int64_t m = in.rows(), n = in.cols();
+  if (n == 1) {
+    // Vector to diagonal matrix: built as CSR (n*n dense could be huge), then examined.
+    std::vector<int64_t> row_ptr(static_cast<size_t>(m + 1), 0);
+    std::vector<int32_t> col_idx;
+    std::vector<double> values;
+    for (int64_t i = 0; i < m; ++i) {
+      const double x = in.get(i, 0);
+      if (x != 0.0) {
+        col_idx.push_back(static_cast<int32_t>(i));
+        values.push_back(x);
+      }
+      row_ptr[static_cast<size_t>(i + 1)] = static_cast<int64_t>(values.size());
+    }
+    MatrixBlock out = MatrixBlock::csr(m, m, std::move(row_ptr), std::move(col_idx),
+                                       std::move(values));
+    out.examine_format();
+    return out;
+  }
+  DMLRT_REQUIRE(m == n, ShapeError,
+                "diag: expects a column vector (n x 1) or a square matrix, got "
+                    << dims_string(m, n));
+  MatrixBlock out = MatrixBlock::dense(m, 1, 0.0);  // (n, 1)
+  double* b = out.dense_data();
+  for (int64_t i = 0; i < m; ++i) b[i] = in.get(i, i);
+  out.examine_format();
+  return out;
+}
+
+MatrixBlock reverse_rows(const MatrixBlock& in) {
+  const int64_t m = in.rows(), n = in.cols();
+  if (!in.is_sparse()) {
+    MatrixBlock out = MatrixBlock::dense(m, n, 0.0);  // (m, n) row-major
+    const double* a = in.dense_data();
+    double* b = out.dense_data();
+    for (int64_t i = 0; i < m; ++i) std::copy(a + (m - 1 - i) * n, a + (m - i) * n, b + i * n);
+    out.examine_format();
+    return out;
+  }
+  const auto& rp = in.row_ptr();
+  const auto& ci = in.col_idx();
+  const auto& v = in.csr_values();
+  std::vector<int64_t> row_ptr(static_cast<size_t>(m + 1), 0);
+  std::vector<int32_t> col_idx;
+  std::vector<double> values;
+  col_idx.reserve(v.size());
+  values.reserve(v.size());
+  for (int64_t i = 0; i < m; ++i) {
+    const int64_t src = m - 1 - i;
+    col_idx.insert(col_idx.end(), ci.begin() + rp[src], ci.begin() + rp[src + 1]);
+    values.insert(values.end(), v.begin() + rp[src], v.begin() + rp[src + 1]);
+    row_ptr[static_cast<size_t>(i + 1)] = static_cast<int64_t>(values.size());
+  }
+  MatrixBlock out = MatrixBlock::csr(m, n, std::move(row_ptr), std::move(col_idx),
+                                     std::move(values));
+  out.examine_format();
+  return out;
+}
+
+}  // namespace dmlrt::kernels::cpu
