@@ -1,2 +1,130 @@
-// PLACEHOLDER: the dmlrt command line (being written now).
-int main() { return 2; }
+// The dmlrt command line: reads options and an optional -config file, parses the plan, prints
+// -explain, runs it, prints -stats. Exit status 0 ok, 1 the plan failed (parse or run), 2 a bad
+// command line or config (see print_help).
+#include <chrono>
+#include <iostream>
+
+#include "dmlrt/version.h"
+#include "gpu_context/device.h"
+#include "gpu_context/error.h"
+#include "gpu_context/log.h"
+#include "instructions/execution_context.h"
+#include "runtime/cli/cli_options.h"
+#include "runtime/config.h"
+#include "runtime/explain.h"
+#include "runtime/interpreter.h"
+#include "runtime/plan_parser.h"
+#include "runtime/stats.h"
+
+namespace dmlrt::cli {
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailed = 1;
+constexpr int kExitUsage = 2;
+
+int usage_error(const std::string& msg) {
+  std::cerr << "dmlrt: error: " << msg << "\nTry 'dmlrt -help' for more information.\n";
+  return kExitUsage;
+}
+
+void print_version(std::ostream& os) {
+  os << "dmlrt " << dmlrt::version() << "\n"
+     << "backend: CPU" << (gpu::built_with_cuda() ? " (built with CUDA; no GPU backend yet)" : "")
+     << "\n"
+     << "device: " << gpu::device_summary() << "\n";
+}
+
+// Reads -config and applies the command-line overrides. Throws dmlrt::Error naming file and key.
+runtime::RuntimeConfig effective_config(const CliOptions& opts) {
+  runtime::RuntimeConfig config;
+  if (!opts.config_file.empty()) {
+    runtime::ConfigMessages messages;
+    runtime::read_config_file(opts.config_file, config, &messages);
+    for (const std::string& w : messages.warnings) DMLRT_WARN(w);
+    for (const std::string& n : messages.notes) DMLRT_INFO(n);
+  }
+  if (opts.precision) config.precision = *opts.precision;
+  if (opts.gpu_mem_budget > 0) config.memory.budget_bytes = opts.gpu_mem_budget;
+  DMLRT_DEBUG("config: precision=" << runtime::precision_name(config.precision)
+                                   << " gpu.availableGPUs=" << config.memory.available_gpus
+                                   << " gpu.eviction.policy="
+                                   << mem::eviction_policy_name(config.memory.policy)
+                                   << " gpu.memory.util.factor=" << config.memory.util_factor
+                                   << " gpu-mem-budget=" << config.memory.budget_bytes
+                                   << " stats.maxWrapLength=" << config.stats_max_wrap_length);
+  return config;
+}
+
+int run(const CliOptions& opts, const runtime::RuntimeConfig& config) {
+  (void)config;  // consumed by the GPU backend (memory manager, precision) once it exists
+  if (opts.gpu != GpuFlag::kOff) {
+    // This build has no GPU backend yet: say so once, and run everything on the CPU.
+    const int n = gpu::usable_device_count();
+    DMLRT_WARN("-gpu" << (opts.gpu == GpuFlag::kForce ? " force" : "") << " given, but "
+                      << (n == 0 ? "no GPU is usable (" + gpu::device_summary() + ")"
+                                 : std::string("this build has no GPU backend yet"))
+                      << "; running on the CPU");
+  }
+  using Clock = std::chrono::steady_clock;
+  runtime::Statistics stats;
+  try {
+    const auto t0 = Clock::now();
+    const runtime::Program program = runtime::parse_plan_file(opts.plan_file, opts.args);
+    const auto t1 = Clock::now();
+    if (opts.explain) {
+      runtime::print_explain(program, std::cout, opts.explain_raw);
+      std::cout.flush();
+    }
+    runtime::Interpreter interp(program, std::cout, opts.stats ? &stats : nullptr);
+    inst::RunOptions run_options;
+    run_options.seed = opts.seed;
+    inst::ExecutionContext ec(interp, run_options);
+    interp.run(ec);
+    const auto t2 = Clock::now();
+    if (opts.stats) {
+      stats.set_parse_seconds(std::chrono::duration<double>(t1 - t0).count());
+      stats.set_execute_seconds(std::chrono::duration<double>(t2 - t1).count());
+      stats.print(std::cout, opts.stats_top_n);
+    }
+    std::cout.flush();
+  } catch (const std::bad_alloc&) {
+    std::cout.flush();
+    std::cerr << "dmlrt: error: out of host memory\n";
+    return kExitFailed;
+  } catch (const std::exception& e) {
+    std::cout.flush();  // keep the program's output ahead of the message
+    std::cerr << "dmlrt: error: " << e.what() << "\n";
+    return kExitFailed;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+}  // namespace dmlrt::cli
+
+int main(int argc, char** argv) {
+  using namespace dmlrt::cli;
+  CliOptions opts;
+  try {
+    opts = parse_command_line(argc, argv);
+  } catch (const UsageError& e) {
+    return usage_error(e.what());
+  }
+  if (opts.help) {
+    print_help(std::cout);
+    return kExitOk;
+  }
+  if (opts.version) {
+    print_version(std::cout);
+    return kExitOk;
+  }
+  if (opts.plan_file.empty()) return usage_error("no plan file given (use -f <plan>)");
+  dmlrt::runtime::RuntimeConfig config;
+  try {
+    config = effective_config(opts);
+  } catch (const std::exception& e) {
+    return usage_error(e.what());
+  }
+  return run(opts, config);
+}

@@ -1,0 +1,61 @@
+// The -config file reader: SystemDS-config.xml style, `<root><sysds.key>value</sysds.key>...</root>`.
+// Keys dmlrt honours are validated here (GPU memory settings through memory/memory_config.h); other
+// keys are reported as warnings. Shared by the CLI and the embedded API.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "memory/memory_config.h"
+
+namespace dmlrt::runtime {
+
+enum class FloatPrecision { kDouble, kSingle };
+
+struct RuntimeConfig {
+  FloatPrecision precision = FloatPrecision::kDouble;  // sysds.floating.point.precision
+  mem::MemoryConfig memory;        // sysds.gpu.availableGPUs, eviction.policy, memory.util.factor
+  bool gpu_sync_post_process = false;  // sysds.gpu.sync.postProcess
+  bool gpu_eager_cuda_free = false;    // sysds.gpu.eager.cudaFree
+  int stats_max_wrap_length = 30;      // sysds.stats.maxWrapLength
+  int64_t default_block_size = 1000;   // sysds.defaultblocksize
+  std::string scratch = "scratch_space";  // sysds.scratch
+};
+
+// "double" | "single" (case-insensitive); throws ParseError naming `what` otherwise.
+FloatPrecision parse_precision(const std::string& value, const std::string& what);
+const char* precision_name(FloatPrecision p);
+
+// Applies one key. Returns false for a key dmlrt does not act on (the caller reports it); throws
+// ParseError "<key>: <what is wrong>" for a bad value of a key it honours. A recoverable value
+// (sysds.gpu.availableGPUs, which SystemDS also falls back on) adds a warning instead.
+bool apply_config_key(RuntimeConfig& config, const std::string& key, const std::string& value,
+                      std::vector<std::string>* warnings = nullptr);
+
+struct ConfigEntry {
+  std::string key;
+  std::string value;
+  int line = 0;  // 1-based line of the element
+};
+
+// The <key>value</key> elements under the root element, in file order, with entities decoded and
+// surrounding white space trimmed. Throws ParseError "<file>:<line>: ..." on malformed XML.
+std::vector<ConfigEntry> parse_config_xml(const std::string& text, const std::string& file);
+
+// Messages from reading a config: `warnings` for keys dmlrt does not know or values it replaced,
+// `notes` for SystemDS keys that have no effect in dmlrt.
+struct ConfigMessages {
+  std::vector<std::string> warnings;
+  std::vector<std::string> notes;
+};
+
+// Parses config text into `config` (keys not given keep their values). Errors name the file, line
+// and key: "<file>:<line>: <key>: <what is wrong>".
+void parse_config(const std::string& text, const std::string& file, RuntimeConfig& config,
+                  ConfigMessages* messages = nullptr);
+// Reads a config file into `config` (IoError naming the file when it cannot be read).
+void read_config_file(const std::string& path, RuntimeConfig& config,
+                      ConfigMessages* messages = nullptr);
+
+}  // namespace dmlrt::runtime
