@@ -1,11 +1,162 @@
-// PLACEHOLDER: replaced by the family's implementation (being written now).
+// Cell-wise binary instructions (+ - * / ^ %% %/% == != < > <= >= && || min max 1-* -nz):
+// matrix-matrix `in1°in2°out[°k][°InPlace]` with right-vector and outer broadcasting, matrix-scalar
+// in either order, and scalar-scalar `S°S°s` with SystemDS's value-type rules (GPU lines carry
+// exactly `in1°in2°out`). The matrix work is in kernels/cpu/binary.
+#include <cmath>
+#include <limits>
+#include <string>
+
 #include "gpu_context/error.h"
 #include "instructions/families.h"
+#include "kernels/cpu/binary.h"
 
 namespace dmlrt::inst {
+namespace {
+
+using kernels::cpu::BinaryOp;
+
+BinaryOp binary_op_of(const std::string& opcode) {
+  static const struct {
+    const char* name;
+    BinaryOp op;
+  } kOps[] = {
+      {"+", BinaryOp::kPlus},      {"-", BinaryOp::kMinus},  {"*", BinaryOp::kMult},
+      {"/", BinaryOp::kDiv},       {"^", BinaryOp::kPow},    {"%%", BinaryOp::kMod},
+      {"%/%", BinaryOp::kIntDiv},  {"==", BinaryOp::kEq},    {"!=", BinaryOp::kNeq},
+      {"<", BinaryOp::kLt},        {">", BinaryOp::kGt},     {"<=", BinaryOp::kLe},
+      {">=", BinaryOp::kGe},       {"&&", BinaryOp::kAnd},   {"||", BinaryOp::kOr},
+      {"min", BinaryOp::kMin},     {"max", BinaryOp::kMax},  {"1-*", BinaryOp::kMinus1Mult},
+      {"-nz", BinaryOp::kMinusNz},
+  };
+  for (const auto& e : kOps)
+    if (opcode == e.name) return e.op;
+  DMLRT_FAIL(NotSupported, "opcode '" << opcode << "' is not a cell-wise binary op");
+}
+
+bool is_comparison(BinaryOp op) {
+  return op == BinaryOp::kEq || op == BinaryOp::kNeq || op == BinaryOp::kLt ||
+         op == BinaryOp::kGt || op == BinaryOp::kLe || op == BinaryOp::kGe;
+}
+
+bool compare_result(BinaryOp op, int c) {  // c = sign of (x <=> y)
+  switch (op) {
+    case BinaryOp::kEq: return c == 0;
+    case BinaryOp::kNeq: return c != 0;
+    case BinaryOp::kLt: return c < 0;
+    case BinaryOp::kGt: return c > 0;
+    case BinaryOp::kLe: return c <= 0;
+    default: return c >= 0;  // kGe
+  }
+}
+
+// Java's String.valueOf of a scalar object (booleans lower case), as SystemDS compares strings.
+std::string java_string_value(const ScalarValue& v) {
+  if (v.type() == ValueType::kBoolean) return v.to_bool() ? "true" : "false";
+  return v.to_string();
+}
+
+bool is_fp(const ScalarValue& v) { return is_floating(v.type()); }
+bool is_int(const ScalarValue& v) { return is_integer(v.type()); }
+
+// Note [Scalar binary value types]
+// Follows BinaryScalarScalarCPInstruction: comparisons give BOOLEAN (strings compare as strings,
+// else as doubles, longs or booleans by promotion); `+` with a string concatenates DML's print
+// forms; a double input or an FP64 output computes in double; two integers compute in double and
+// are cast to INT64 (Java's (long): NaN -> 0, so 7 %% 0 is 0 and 7 %/% 0 overflows); two booleans
+// compute in double except && and ||. As in SystemDS, the computed value is stored with its own
+// type, not converted to the output operand's declared type.
+ScalarValue scalar_binary(const std::string& opcode, BinaryOp op, const ScalarValue& x,
+                          const ScalarValue& y, ValueType out_vt) {
+  if (is_comparison(op)) {
+    if (x.is_string() || y.is_string()) {
+      const int c = java_string_value(x).compare(java_string_value(y));
+      return ScalarValue::boolean(compare_result(op, c));
+    }
+    if (is_fp(x) || is_fp(y))
+      return ScalarValue::boolean(kernels::cpu::binary_apply(op, x.to_double(), y.to_double()) != 0);
+    const int64_t a = x.to_int(), b = y.to_int();  // longs, or booleans as 0/1
+    return ScalarValue::boolean(compare_result(op, a < b ? -1 : (a > b ? 1 : 0)));
+  }
+  if (x.is_string() || y.is_string()) {
+    DMLRT_REQUIRE(op == BinaryOp::kPlus, RuntimeError,
+                  opcode << ": arithmetic '" << opcode << "' is not supported over string inputs ('"
+                         << x.to_string() << "', '" << y.to_string() << "')");
+    return ScalarValue::string(x.to_string() + y.to_string());
+  }
+  const bool logical = op == BinaryOp::kAnd || op == BinaryOp::kOr;
+  const double r = kernels::cpu::binary_apply(op, x.to_double(), y.to_double());
+  if (is_fp(x) || is_fp(y) || is_floating(out_vt)) return ScalarValue::fp64(r);
+  if ((is_int(x) || is_int(y)) && !logical) {
+    // Java compares against (double) Long.MAX_VALUE == 2^63.
+    DMLRT_REQUIRE(!(r > 9223372036854775808.0), RuntimeError,
+                  opcode << ": integer operation created numerical result overflow ("
+                         << format_double_java(r) << " > 9223372036854775807)");
+    if (std::isnan(r)) return ScalarValue::int64(0);
+    if (r >= 9223372036854775807.0) return ScalarValue::int64(std::numeric_limits<int64_t>::max());
+    if (r <= -9223372036854775808.0) return ScalarValue::int64(std::numeric_limits<int64_t>::min());
+    return ScalarValue::int64(static_cast<int64_t>(r));
+  }
+  // Booleans (or, where SystemDS has no rule, integers under && / ||).
+  if (logical) return ScalarValue::boolean(r != 0.0);
+  return ScalarValue::fp64(r);
+}
+
+class BinaryInstruction final : public Instruction {
+ public:
+  explicit BinaryInstruction(InstructionText t) : Instruction(std::move(t)) {
+    expect_fields(3, 5);
+    op_ = binary_op_of(opcode());
+    in1_ = operand(0);
+    in2_ = operand(1);
+    out_ = operand(2);
+    for (const Operand* o : {&in1_, &in2_, &out_})
+      DMLRT_REQUIRE(o->is_matrix() || o->is_scalar(), NotSupported,
+                    where() << ": " << opcode() << " of a " << name_of(o->data_type)
+                            << " operand ('" << o->name << "') is not supported");
+    const bool any_matrix = in1_.is_matrix() || in2_.is_matrix();
+    DMLRT_REQUIRE(any_matrix == out_.is_matrix(), ParseError,
+                  where() << ": " << opcode() << " output '" << out_.name << "' must be a "
+                          << (any_matrix ? "MATRIX" : "SCALAR"));
+  }
+
+  void execute(ExecutionContext& ec) override {
+    if (in1_.is_matrix() && in2_.is_matrix()) {
+      auto a = ec.matrix(in1_);
+      auto b = ec.matrix(in2_);
+      DMLRT_REQUIRE(kernels::cpu::binary_broadcast(a->rows(), a->cols(), b->rows(), b->cols()) !=
+                        kernels::cpu::Broadcast::kInvalid,
+                    ShapeError,
+                    opcode() << ": incompatible shapes " << shape_of(*a) << " and " << shape_of(*b)
+                             << " (operands must agree, or the right one be a row or column "
+                                "vector, or a column vector op a row vector)");
+      ec.set_matrix(out_.name, kernels::cpu::binary_matrix_matrix(op_, *a, *b));
+    } else if (in1_.is_matrix() || in2_.is_matrix()) {
+      const bool scalar_left = in1_.is_scalar();
+      auto m = ec.matrix(scalar_left ? in2_ : in1_);
+      const ScalarValue s = ec.scalar(scalar_left ? in1_ : in2_);
+      double sv = 0;
+      try {
+        sv = s.to_double();
+      } catch (const RuntimeError&) {
+        DMLRT_FAIL(RuntimeError, opcode() << ": string scalar '" << s.to_string()
+                                          << "' cannot be combined with a matrix");
+      }
+      ec.set_matrix(out_.name, kernels::cpu::binary_matrix_scalar(op_, *m, sv, scalar_left));
+    } else {
+      ec.set_scalar(out_.name, scalar_binary(opcode(), op_, ec.scalar(in1_), ec.scalar(in2_),
+                                             out_.value_type));
+    }
+  }
+
+ private:
+  BinaryOp op_ = BinaryOp::kPlus;
+  Operand in1_, in2_, out_;
+};
+
+}  // namespace
 
 InstructionPtr make_binary(InstructionText text) {
-  throw NotSupported("opcode '" + text.opcode + "' is not implemented yet");
+  return std::make_unique<BinaryInstruction>(std::move(text));
 }
 
 }  // namespace dmlrt::inst

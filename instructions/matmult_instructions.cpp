@@ -1,11 +1,169 @@
-// PLACEHOLDER: replaced by the family's implementation (being written now).
+// Matrix multiply instructions: ba+* (`A°B°out[°k]` on CP, `A°B°out°k°leftT°rightT` on GPU and
+// compressed lines), tsmm (`X°out°LEFT|RIGHT[°k]`) and mmchain (`X°v[°w]°out°type[°k]`). They
+// check shapes and call kernels/cpu/matmult; thread counts are ignored.
+#include <cctype>
+#include <string>
+
 #include "gpu_context/error.h"
 #include "instructions/families.h"
+#include "kernels/cpu/matmult.h"
 
 namespace dmlrt::inst {
+namespace {
+
+using kernels::MatrixBlock;
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// ba+*: C = op(A) %*% op(B).
+class MatMultInstruction final : public Instruction {
+ public:
+  explicit MatMultInstruction(InstructionText t) : Instruction(std::move(t)) {
+    expect_fields(3, 6);
+    DMLRT_REQUIRE(num_fields() != 5, ParseError,
+                  where() << ": ba+* expects A°B°out[°k] or A°B°out°k°leftT°rightT, got 5 fields");
+    a_ = operand(0);
+    b_ = operand(1);
+    out_ = operand(2);
+    DMLRT_REQUIRE(a_.is_matrix() && b_.is_matrix(), ParseError,
+                  where() << ": ba+* inputs must be matrices");
+    if (num_fields() == 6) {
+      trans_a_ = parse_flag(4);
+      trans_b_ = parse_flag(5);
+    }
+  }
+
+  void execute(ExecutionContext& ec) override {
+    auto a = ec.matrix(a_);
+    auto b = ec.matrix(b_);
+    const int64_t m = trans_a_ ? a->cols() : a->rows();
+    const int64_t k = trans_a_ ? a->rows() : a->cols();
+    const int64_t k2 = trans_b_ ? b->cols() : b->rows();
+    const int64_t n = trans_b_ ? b->rows() : b->cols();
+    DMLRT_REQUIRE(k == k2, ShapeError,
+                  "ba+*: inner dimensions differ: " << (trans_a_ ? "t(" + shape_of(*a) + ")"
+                                                                 : shape_of(*a))
+                                                    << " %*% "
+                                                    << (trans_b_ ? "t(" + shape_of(*b) + ")"
+                                                                 : shape_of(*b)));
+    MatrixBlock c = kernels::cpu::matmult(*a, *b, trans_a_, trans_b_);
+    if (out_.is_scalar()) {
+      DMLRT_REQUIRE(m == 1 && n == 1, ShapeError,
+                    "ba+*: scalar output '" << out_.name << "' needs a 1x1 product, got "
+                                            << kernels::dims_string(m, n));
+      ec.set_scalar(out_, ScalarValue::fp64(c.get(0, 0)));
+    } else {
+      ec.set_matrix(out_.name, std::move(c));
+    }
+  }
+
+ private:
+  bool parse_flag(size_t i) const {
+    const std::string f = lower(field(i));
+    DMLRT_REQUIRE(f == "true" || f == "false", ParseError,
+                  where() << ": ba+* transpose flag must be true or false, got '" << field(i)
+                          << "'");
+    return f == "true";
+  }
+
+  Operand a_, b_, out_;
+  bool trans_a_ = false, trans_b_ = false;
+};
+
+// tsmm: LEFT = t(X) %*% X, RIGHT = X %*% t(X) (SystemDS MMTSJType).
+class TsmmInstruction final : public Instruction {
+ public:
+  explicit TsmmInstruction(InstructionText t) : Instruction(std::move(t)) {
+    expect_fields(3, 4);
+    x_ = operand(0);
+    out_ = operand(1);
+    DMLRT_REQUIRE(x_.is_matrix() && out_.is_matrix(), ParseError,
+                  where() << ": tsmm input and output must be matrices");
+    const std::string type = field(2);
+    DMLRT_REQUIRE(type == "LEFT" || type == "RIGHT", ParseError,
+                  where() << ": tsmm type must be LEFT or RIGHT, got '" << type << "'");
+    left_ = type == "LEFT";
+  }
+
+  void execute(ExecutionContext& ec) override {
+    auto x = ec.matrix(x_);
+    ec.set_matrix(out_.name, kernels::cpu::tsmm(*x, left_));
+  }
+
+ private:
+  Operand x_, out_;
+  bool left_ = true;
+};
+
+bool chain_type_of(const std::string& s, kernels::cpu::ChainType* t) {
+  if (s == "XtXv") *t = kernels::cpu::ChainType::kXtXv;
+  else if (s == "XtwXv") *t = kernels::cpu::ChainType::kXtwXv;
+  else if (s == "XtXvy") *t = kernels::cpu::ChainType::kXtXvy;
+  else return false;
+  return true;
+}
+
+// mmchain: t(X) %*% (X %*% v), t(X) %*% (w * (X %*% v)), t(X) %*% ((X %*% v) - y).
+class MMChainInstruction final : public Instruction {
+ public:
+  explicit MMChainInstruction(InstructionText t) : Instruction(std::move(t)) {
+    expect_fields(4, 6);
+    x_ = operand(0);
+    v_ = operand(1);
+    // The type sits after the output: field 3 without w, field 4 with it.
+    if (chain_type_of(field(3), &type_)) {
+      DMLRT_REQUIRE(num_fields() <= 5, ParseError,
+                    where() << ": mmchain expects X°v°out°type[°k] or X°v°w°out°type[°k]");
+      out_ = operand(2);
+    } else {
+      DMLRT_REQUIRE(num_fields() >= 5 && chain_type_of(field(4), &type_), ParseError,
+                    where() << ": mmchain type must be XtXv, XtwXv or XtXvy");
+      w_ = operand(2);
+      has_w_ = true;
+      out_ = operand(3);
+    }
+    const bool needs_w = type_ != kernels::cpu::ChainType::kXtXv;
+    DMLRT_REQUIRE(needs_w == has_w_, ParseError,
+                  where() << ": mmchain type " << (needs_w ? "XtwXv/XtXvy needs" : "XtXv takes no")
+                          << " third input");
+    DMLRT_REQUIRE(x_.is_matrix() && v_.is_matrix() && out_.is_matrix() &&
+                      (!has_w_ || w_.is_matrix()),
+                  ParseError, where() << ": mmchain operands must be matrices");
+  }
+
+  void execute(ExecutionContext& ec) override {
+    auto x = ec.matrix(x_);
+    auto v = ec.matrix(v_);
+    DMLRT_REQUIRE(v->rows() == x->cols() && v->cols() == 1, ShapeError,
+                  "mmchain: v must be " << kernels::dims_string(x->cols(), 1) << " for X "
+                                        << shape_of(*x) << ", got " << shape_of(*v));
+    std::shared_ptr<const MatrixBlock> w;
+    if (has_w_) {
+      w = ec.matrix(w_);
+      DMLRT_REQUIRE(w->rows() == x->rows() && w->cols() == 1, ShapeError,
+                    "mmchain: " << (type_ == kernels::cpu::ChainType::kXtwXv ? "w" : "y")
+                                << " must be " << kernels::dims_string(x->rows(), 1) << " for X "
+                                << shape_of(*x) << ", got " << shape_of(*w));
+    }
+    ec.set_matrix(out_.name, kernels::cpu::mmchain(*x, *v, w.get(), type_));
+  }
+
+ private:
+  Operand x_, v_, w_, out_;
+  bool has_w_ = false;
+  kernels::cpu::ChainType type_ = kernels::cpu::ChainType::kXtXv;
+};
+
+}  // namespace
 
 InstructionPtr make_matmult(InstructionText text) {
-  throw NotSupported("opcode '" + text.opcode + "' is not implemented yet");
+  if (text.opcode == "ba+*") return std::make_unique<MatMultInstruction>(std::move(text));
+  if (text.opcode == "tsmm") return std::make_unique<TsmmInstruction>(std::move(text));
+  if (text.opcode == "mmchain") return std::make_unique<MMChainInstruction>(std::move(text));
+  DMLRT_FAIL(NotSupported, "opcode '" << text.opcode << "' is not a matrix multiply");
 }
 
 }  // namespace dmlrt::inst
