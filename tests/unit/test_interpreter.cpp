@@ -367,3 +367,74 @@ TEST_CASE("instruction errors carry the plan location once", "[interpreter]") {
              StartsWith("t.plan:10: instruction 'CP°stop°i·SCALAR·INT64·false°_V·SCALAR·STRING': "
                         "stop: 1"));
 }
+
+TEST_CASE("SystemDS explain output runs: WHILE, FOR with IF, recursion", "[interpreter]") {
+  // SystemDS 3.4 `-explain runtime` of a script with a recursive factorial, a WHILE sum and a FOR
+  // over 10:1 with `if (k %% 3 == 0)`; FUNCTION [in=][out=] and FOR [iter=] FROM/TO/INCR added.
+  // SystemDS prints 33 and 3628800.
+  const char* plan = R"(# EXPLAIN (RUNTIME):
+PROGRAM ( size CP/MR = 32/0 )
+--FUNCTIONS
+----FUNCTION CALL GRAPH
+------MAIN PROGRAM
+--------.defaultNS::fact
+----------.defaultNS::fact (recursive)
+----FUNCTION .defaultNS::fact [recompile=false] [in=n.SCALAR.INT64] [out=r.SCALAR.INT64]
+------IF (lines 2-6)
+--------CP <= n.SCALAR.INT64.false 1.SCALAR.INT64.true _Var0.SCALAR.BOOLEAN
+--------CP mvvar _Var0 __pred
+--------GENERIC (lines 2-2) [recompile=false]
+----------CP assignvar 1.SCALAR.INT64.true r.SCALAR.INT64
+------ELSE
+--------GENERIC (lines 4-4) [recompile=false]
+----------CP - n.SCALAR.INT64.false 1.SCALAR.INT64.true _Var1.SCALAR.INT64
+----------CP FCall .defaultNS fact true 1 1 n=_Var1.SCALAR.INT64.false t
+----------CP rmvar _Var1
+--------GENERIC (lines 5-5) [recompile=false]
+----------CP * n.SCALAR.INT64.false t.SCALAR.INT64.false _Var2.SCALAR.INT64
+----------CP mvvar _Var2 r
+----------CP rmvar t n
+--------CP rmvar n
+--MAIN PROGRAM
+----GENERIC (lines 8-9) [recompile=false]
+------CP assignvar 0.SCALAR.INT64.true i.SCALAR.INT64
+------CP assignvar 0.SCALAR.INT64.true s.SCALAR.INT64
+----WHILE (lines 10-13) [in-place=[], recompile=true]
+------CP < i.SCALAR.INT64.false 5.SCALAR.INT64.true _Var3.SCALAR.BOOLEAN
+------CP mvvar _Var3 __pred
+------GENERIC (lines 11-12) [recompile=false]
+--------CP + i.SCALAR.INT64.false 1.SCALAR.INT64.true _Var4.SCALAR.INT64
+--------CP + s.SCALAR.INT64.false _Var4.SCALAR.INT64.false _Var5.SCALAR.INT64
+--------CP assignvar _Var4.SCALAR.INT64.false i.SCALAR.INT64
+--------CP assignvar _Var5.SCALAR.INT64.false s.SCALAR.INT64
+--------CP rmvar _Var4 _Var5
+------CP rmvar i
+----FOR (lines 0-0) [in-place=[], recompile=true, iter=k]
+------FROM
+------CP assignvar 10.SCALAR.INT64.true __pred.SCALAR.INT64
+------TO
+------CP assignvar 1.SCALAR.INT64.true __pred.SCALAR.INT64
+------INCR
+------CP assignvar -1.SCALAR.INT64.true __pred.SCALAR.INT64
+------IF (lines 15-15)
+--------CP %% k.SCALAR.INT64.false 3.SCALAR.INT64.true _Var6.SCALAR.INT64
+--------CP == _Var6.SCALAR.INT64.false 0.SCALAR.INT64.true _Var7.SCALAR.BOOLEAN
+--------CP rmvar _Var6
+--------CP mvvar _Var7 __pred
+--------GENERIC (lines 15-15) [recompile=false]
+----------CP + s.SCALAR.INT64.false k.SCALAR.INT64.false _Var8.SCALAR.INT64
+----------CP mvvar _Var8 s
+------CP rmvar k
+----GENERIC (lines 17-18) [recompile=false]
+------CP print s.SCALAR.INT64.false _Var9.SCALAR.STRING 2
+------CP FCall .defaultNS fact true 1 1 n=10.SCALAR.INT64.true f
+------CP rmvar _Var9 s
+----GENERIC (lines 19-19) [recompile=false]
+------CP print f.SCALAR.INT64.false _Var10.SCALAR.STRING 2
+------CP rmvar _Var10 f
+)";
+  PlanRun r(plan);
+  CHECK(r.run() == "33\n3628800\n");
+  CHECK(r.stats.entries().at("fact").count == 10);
+  CHECK(r.ec.names().empty());  // every variable was removed by the plan's rmvars
+}

@@ -38,7 +38,8 @@ std::string parse_error(const std::string& text) {
   return "";
 }
 
-// SystemDS 3.4 -explain runtime output of a small script, with the FOR/FUNCTION annotations added.
+// SystemDS 3.4 -explain runtime output of a small script, with the FOR/FUNCTION annotations added
+// (and `*2 X 2 out k`, SystemDS's form of X * 2, written as the binary `*` with the same operands).
 const char* kExplainPlan = R"(# EXPLAIN (RUNTIME):
 # Memory Budget local/remote = 4220MB/?MB/?MB
 # Degree of Parallelism (vcores) local/remote = 2/
@@ -73,7 +74,7 @@ PROGRAM ( size CP/MR = 49/0 )
 ------ELSE
 --------GENERIC (lines 4-4) [recompile=true]
 ----------CP createvar _mVar4 scratch_space//_p4102_127.0.0.1//_t0/temp1 true MATRIX binary -1 -1 1000 -1 copy
-----------CP *2 X.MATRIX.FP64 2.SCALAR.INT64.true _mVar4.MATRIX.FP64 2
+----------CP * X.MATRIX.FP64 2.SCALAR.INT64.true _mVar4.MATRIX.FP64 2
 ----------CP mvvar _mVar4 Y
 --------CP rmvar X
 ----FUNCTION .defaultNS::f (unoptimized) [recompile=true]
@@ -248,7 +249,7 @@ TEST_CASE("SystemDS explain output parses: functions, FOR, IF/ELSE, WHILE, PARFO
   REQUIRE(cond.body.size() == 1);
   CHECK(opcodes(cond.body[0]->instructions) == "createvar + mvvar");
   REQUIRE(cond.else_body.size() == 1);
-  CHECK(opcodes(cond.else_body[0]->instructions) == "createvar *2 mvvar");
+  CHECK(opcodes(cond.else_body[0]->instructions) == "createvar * mvvar");
   CHECK(opcodes(cond.exit_instructions) == "rmvar");
 
   REQUIRE(p.main.size() == 3);
