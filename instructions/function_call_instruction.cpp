@@ -26,9 +26,9 @@ class FunctionCall final : public Instruction {
     fname_ = field(1);
     DMLRT_REQUIRE(!ns_.empty() && !fname_.empty(), ParseError,
                   where() << ": fcall needs a namespace and a function name");
-    DMLRT_REQUIRE(field(2) == "true" || field(2) == "false", ParseError,
-                  where() << ": fcall's optimize flag must be true or false, got '" << field(2)
-                          << "'");
+    DMLRT_REQUIRE(
+        field(2) == "true" || field(2) == "false", ParseError,
+        where() << ": fcall's optimize flag must be true or false, got '" << field(2) << "'");
     const size_t nin = count_field(3, "number of inputs");
     const size_t nout = count_field(4, "number of outputs");
     DMLRT_REQUIRE(num_fields() == 5 + nin + nout, ParseError,
@@ -82,8 +82,7 @@ class FunctionCall final : public Instruction {
                     "input variable '" << a.name << "' is not defined on call of " << key);
       values.push_back(*v);
     }
-    std::vector<Value> results =
-        ec.services().call_function(key, arg_names_, std::move(values));
+    std::vector<Value> results = ec.services().call_function(key, arg_names_, std::move(values));
     DMLRT_REQUIRE(results.size() >= outputs_.size(), RuntimeError,
                   "function " << key << " returned " << results.size() << " values, the call binds "
                               << outputs_.size());
@@ -98,9 +97,9 @@ class FunctionCall final : public Instruction {
     const std::string& s = field(i);
     char* end = nullptr;
     const long v = std::strtol(s.c_str(), &end, 10);
-    DMLRT_REQUIRE(!s.empty() && *end == '\0' && v >= 0, ParseError,
-                  where() << ": fcall's " << what << " must be a non-negative integer, got '" << s
-                          << "'");
+    DMLRT_REQUIRE(
+        !s.empty() && *end == '\0' && v >= 0, ParseError,
+        where() << ": fcall's " << what << " must be a non-negative integer, got '" << s << "'");
     return static_cast<size_t>(v);
   }
 

@@ -33,7 +33,9 @@ class Printer {
  private:
   static std::string dashes(int level) { return std::string(2 * static_cast<size_t>(level), '-'); }
 
-  std::string render(const std::string& raw) const { return raw_ ? raw : to_explain_rendering(raw); }
+  std::string render(const std::string& raw) const {
+    return raw_ ? raw : to_explain_rendering(raw);
+  }
 
   std::string params(const std::vector<Param>& ps) const {
     std::string s;
@@ -61,11 +63,16 @@ class Printer {
 
   static const char* keyword(BlockKind k) {
     switch (k) {
-      case BlockKind::kGeneric: return "GENERIC";
-      case BlockKind::kIf: return "IF";
-      case BlockKind::kWhile: return "WHILE";
-      case BlockKind::kFor: return "FOR";
-      case BlockKind::kParfor: return "PARFOR";
+      case BlockKind::kGeneric:
+        return "GENERIC";
+      case BlockKind::kIf:
+        return "IF";
+      case BlockKind::kWhile:
+        return "WHILE";
+      case BlockKind::kFor:
+        return "FOR";
+      case BlockKind::kParfor:
+        return "PARFOR";
     }
     return "GENERIC";
   }

@@ -150,8 +150,8 @@ void Interpreter::run_for(const Block& b, inst::ExecutionContext& ec) {
                                            : eval_predicate(b.incr, ec, b, "incr");
   const double incr = number(incr_value, "incr");
   DMLRT_REQUIRE(incr != 0.0 && !std::isnan(incr), RuntimeError,
-                block_where(b) << ": the increment is " << incr_value.to_string()
-                               << "; a " << (b.kind == BlockKind::kFor ? "FOR" : "PARFOR")
+                block_where(b) << ": the increment is " << incr_value.to_string() << "; a "
+                               << (b.kind == BlockKind::kFor ? "FOR" : "PARFOR")
                                << " loop needs a nonzero increment");
   DMLRT_REQUIRE(std::isfinite(from) && std::isfinite(to), RuntimeError,
                 block_where(b) << ": loop bounds must be finite, got "
@@ -202,9 +202,8 @@ std::vector<inst::Value> Interpreter::call_function(const std::string& key,
   DMLRT_REQUIRE(it != program_.functions.end(), RuntimeError, "unknown function '" << key << "'");
   const Function& fn = it->second;
   DMLRT_REQUIRE(call_depth_ < kMaxCallDepth, RuntimeError,
-                "recursion depth exceeded: more than " << kMaxCallDepth
-                                                       << " nested function calls (calling "
-                                                       << key << ")");
+                "recursion depth exceeded: more than "
+                    << kMaxCallDepth << " nested function calls (calling " << key << ")");
   inst::ExecutionContext fec(*this, options_);
   std::vector<bool> bound(fn.inputs.size(), false);
   for (size_t i = 0; i < args.size(); ++i) {
@@ -212,9 +211,9 @@ std::vector<inst::Value> Interpreter::call_function(const std::string& key,
     size_t p = 0;
     if (name.empty()) {
       p = i;
-      DMLRT_REQUIRE(p < fn.inputs.size(), RuntimeError,
-                    "function " << key << " takes " << fn.inputs.size() << " inputs, got "
-                                << args.size());
+      DMLRT_REQUIRE(
+          p < fn.inputs.size(), RuntimeError,
+          "function " << key << " takes " << fn.inputs.size() << " inputs, got " << args.size());
     } else {
       while (p < fn.inputs.size() && fn.inputs[p].name != name) ++p;
       DMLRT_REQUIRE(p < fn.inputs.size(), RuntimeError,
@@ -226,15 +225,15 @@ std::vector<inst::Value> Interpreter::call_function(const std::string& key,
     bound[p] = true;
     inst::Value v = std::move(args[i]);
     if (auto* s = std::get_if<inst::ScalarValue>(&v)) {
-      DMLRT_REQUIRE(param.data_type != inst::DataType::kMatrix, RuntimeError,
-                    "function " << key << ": input '" << param.name
-                                << "' expects a matrix, got a scalar");
+      DMLRT_REQUIRE(
+          param.data_type != inst::DataType::kMatrix, RuntimeError,
+          "function " << key << ": input '" << param.name << "' expects a matrix, got a scalar");
       // SystemDS converts scalar arguments to the parameter's value type.
       if (param.value_type != inst::ValueType::kUnknown) v = s->cast_to(param.value_type);
     } else {
-      DMLRT_REQUIRE(param.data_type != inst::DataType::kScalar, RuntimeError,
-                    "function " << key << ": input '" << param.name
-                                << "' expects a scalar, got a matrix");
+      DMLRT_REQUIRE(
+          param.data_type != inst::DataType::kScalar, RuntimeError,
+          "function " << key << ": input '" << param.name << "' expects a scalar, got a matrix");
     }
     fec.set(param.name, std::move(v));
   }

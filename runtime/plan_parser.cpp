@@ -70,13 +70,20 @@ Marker marker_of(const std::string& content) {
 
 const char* name_of(Keyword k) {
   switch (k) {
-    case Keyword::kGeneric: return "GENERIC";
-    case Keyword::kIf: return "IF";
-    case Keyword::kElse: return "ELSE";
-    case Keyword::kWhile: return "WHILE";
-    case Keyword::kFor: return "FOR";
-    case Keyword::kParfor: return "PARFOR";
-    case Keyword::kNone: break;
+    case Keyword::kGeneric:
+      return "GENERIC";
+    case Keyword::kIf:
+      return "IF";
+    case Keyword::kElse:
+      return "ELSE";
+    case Keyword::kWhile:
+      return "WHILE";
+    case Keyword::kFor:
+      return "FOR";
+    case Keyword::kParfor:
+      return "PARFOR";
+    case Keyword::kNone:
+      break;
   }
   return "?";
 }
@@ -176,8 +183,8 @@ bool is_typed_raw(const std::string& field) { return field.find(kTypeDelim) != s
 // Opcodes whose fields are all typed operands (plus a trailing thread count): in explain text a
 // string literal with spaces falls apart into several tokens, which can be joined back here.
 bool all_operands_typed(const std::string& opcode) {
-  static const std::set<std::string> kOps = {"+",     "==",     "!=",        "<",     ">",
-                                             "<=",    ">=",     "print",     "stop",  "assert",
+  static const std::set<std::string> kOps = {"+",         "==",      "!=",      "<",      ">",
+                                             "<=",        ">=",      "print",   "stop",   "assert",
                                              "assignvar", "castvti", "castvtd", "castvtb"};
   return kOps.count(opcode) != 0;
 }
@@ -213,8 +220,7 @@ class Parser {
     if (eof() && lines_.empty())
       DMLRT_FAIL(ParseError, (file_.empty() ? "<plan>" : file_)
                                  << ": empty plan: missing '--MAIN PROGRAM' section");
-    if (eof())
-      DMLRT_FAIL(ParseError, location(last_line_) << ": missing '--MAIN PROGRAM' section");
+    if (eof()) DMLRT_FAIL(ParseError, location(last_line_) << ": missing '--MAIN PROGRAM' section");
     const Line& l = peek();
     if (l.level != 1 || l.content != "MAIN PROGRAM")
       expected(l, "--MAIN PROGRAM" + std::string(prog.functions.empty() ? " or --FUNCTIONS" : ""));
@@ -298,8 +304,9 @@ class Parser {
     const auto* in = find_annotation(ann, "in");
     const auto* out = find_annotation(ann, "out");
     if (!in || !out)
-      fail(l, "FUNCTION header needs [in=name·DATATYPE·VALUETYPE,...] and [out=...] parameter "
-              "lists (SystemDS's explain output omits them; add them)");
+      fail(l,
+           "FUNCTION header needs [in=name·DATATYPE·VALUETYPE,...] and [out=...] parameter "
+           "lists (SystemDS's explain output omits them; add them)");
     for (const auto& p : *in) fn.inputs.push_back(parse_param(l, p));
     for (const auto& p : *out) fn.outputs.push_back(parse_param(l, p));
     return fn;
@@ -329,8 +336,8 @@ class Parser {
     while (!eof()) {
       const Line& l = peek();
       if (l.level < level) return;
-      if (l.level > level) expected(l, kBlockHeaders + std::string(" at nesting level ") +
-                                           std::to_string(level));
+      if (l.level > level)
+        expected(l, kBlockHeaders + std::string(" at nesting level ") + std::to_string(level));
       const Keyword k = keyword_of(l.content);
       if (k == Keyword::kNone || k == Keyword::kElse) return;
       out.push_back(parse_block(level));
@@ -370,11 +377,13 @@ class Parser {
     if (eof() || peek().level < level) return;
     const Line& l = peek();
     if (marker_of(l.content) != Marker::kNone)
-      fail(l, l.content + " marker out of place (FROM, TO and INCR come before the child blocks "
-                          "of a FOR or PARFOR block)");
+      fail(l, l.content +
+                  " marker out of place (FROM, TO and INCR come before the child blocks "
+                  "of a FOR or PARFOR block)");
     if (keyword_of(l.content) == Keyword::kElse) fail(l, "ELSE without IF");
-    fail(l, "block after the exit instructions (instructions between child blocks belong in a "
-            "GENERIC block)");
+    fail(l,
+         "block after the exit instructions (instructions between child blocks belong in a "
+         "GENERIC block)");
   }
 
   BlockPtr parse_block(int level) {
@@ -418,8 +427,9 @@ class Parser {
         const auto ann = annotations(h.content);
         const auto* iter = find_annotation(ann, "iter");
         if (!iter || iter->size() != 1 || iter->front().empty())
-          fail(h, std::string(name_of(k)) + " without [iter=...]: name the loop variable in the "
-                                             "header, e.g. [iter=i]");
+          fail(h, std::string(name_of(k)) +
+                      " without [iter=...]: name the loop variable in the "
+                      "header, e.g. [iter=i]");
         b->iter_var = iter->front();
         parse_loop_predicates(*b, h, inner, name_of(k));
         parse_child_blocks(inner, b->body);
@@ -451,16 +461,16 @@ class Parser {
       } else {
         if (static_cast<int>(m) <= static_cast<int>(last))
           fail(l, l.content + " marker out of order (expected FROM, TO, then optionally INCR)");
-        if (m != Marker::kFrom && last == Marker::kNone)
-          fail(l, l.content + " marker before FROM");
+        if (m != Marker::kFrom && last == Marker::kNone) fail(l, l.content + " marker before FROM");
         cur = m == Marker::kFrom ? &b.from : m == Marker::kTo ? &b.to : &b.incr;
         last = m;
       }
       ++pos_;
     }
     if (b.from.empty() || b.to.empty())
-      fail(h, std::string(kind) + " block needs FROM and TO lists (marker lines FROM, TO and "
-                                  "optionally INCR, each followed by its predicate instructions)");
+      fail(h, std::string(kind) +
+                  " block needs FROM and TO lists (marker lines FROM, TO and "
+                  "optionally INCR, each followed by its predicate instructions)");
   }
 
   // --- instructions ---
@@ -492,8 +502,8 @@ class Parser {
   }
   void validate_blocks(const Program& prog, const std::vector<BlockPtr>& blocks) const {
     for (const auto& b : blocks) {
-      for (const auto* list : {&b->instructions, &b->predicate, &b->from, &b->to, &b->incr,
-                               &b->exit_instructions})
+      for (const auto* list :
+           {&b->instructions, &b->predicate, &b->from, &b->to, &b->incr, &b->exit_instructions})
         for (const auto& i : *list) validate_call(prog, *i);
       validate_blocks(prog, b->body);
       validate_blocks(prog, b->else_body);
@@ -519,8 +529,8 @@ class Parser {
       DMLRT_FAIL(ParseError, i.where() << ": function '" << key << "' has " << fn.inputs.size()
                                        << " inputs, the call passes " << nin);
     if (nout > fn.outputs.size())
-      DMLRT_FAIL(ParseError, i.where() << ": function '" << key << "' returns "
-                                       << fn.outputs.size() << " values, the call binds " << nout);
+      DMLRT_FAIL(ParseError, i.where() << ": function '" << key << "' returns " << fn.outputs.size()
+                                       << " values, the call binds " << nout);
     for (size_t a = 0; a < nin && 5 + a < f.size(); ++a) {
       const std::string& arg = f[5 + a];
       const size_t eq = arg.find('=');
@@ -530,8 +540,8 @@ class Parser {
       const bool known = std::any_of(fn.inputs.begin(), fn.inputs.end(),
                                      [&](const Param& p) { return p.name == name; });
       if (!known)
-        DMLRT_FAIL(ParseError, i.where() << ": function '" << key << "' has no input named '"
-                                         << name << "'");
+        DMLRT_FAIL(ParseError,
+                   i.where() << ": function '" << key << "' has no input named '" << name << "'");
     }
   }
 
@@ -571,8 +581,10 @@ std::string substitute_args(const std::string& text, const PlanArgs& args) {
       continue;
     }
     // A token without a value stays as written; the parser reports it if it matters.
-    if (value) out += *value;
-    else out.append(text, i, j - i);
+    if (value)
+      out += *value;
+    else
+      out.append(text, i, j - i);
     i = j;
   }
   return out;

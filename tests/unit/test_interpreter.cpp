@@ -3,7 +3,6 @@
 // statistics and the location prefix of errors. The plans use only variable and control
 // instructions, so loops count with boolean shift registers instead of arithmetic.
 #include <catch2/catch.hpp>
-
 #include <sstream>
 
 #include "gpu_context/error.h"
@@ -71,9 +70,11 @@ TEST_CASE("GENERIC blocks run in order and every instruction is timed", "[interp
   PlanRun r(kHead +
             "----GENERIC\n"
             "------CP°assignvar°hi·SCALAR·STRING·true°x·SCALAR·STRING\n"
-            "------" + print_line("x·SCALAR·STRING·false") +
+            "------" +
+            print_line("x·SCALAR·STRING·false") +
             "----GENERIC\n"
-            "------" + print_line("3·SCALAR·INT64·true"));
+            "------" +
+            print_line("3·SCALAR·INT64·true"));
   CHECK(r.run() == "hi\n3\n");
   CHECK(r.stats.entries().at("print").count == 2);
   CHECK(r.stats.entries().at("assignvar").count == 1);
@@ -82,10 +83,9 @@ TEST_CASE("GENERIC blocks run in order and every instruction is timed", "[interp
 
 TEST_CASE("IF runs the then or the else branch and removes __pred", "[interpreter]") {
   auto plan = [](const std::string& value, const std::string& type) {
-    return kHead + "----IF (lines 1-5)\n------" + pred(value, type) +
-           "------GENERIC\n--------" + print_line("then·SCALAR·STRING·true") +
-           "----ELSE\n------GENERIC\n--------" + print_line("else·SCALAR·STRING·true") +
-           "------" + print_line("exit·SCALAR·STRING·true");
+    return kHead + "----IF (lines 1-5)\n------" + pred(value, type) + "------GENERIC\n--------" +
+           print_line("then·SCALAR·STRING·true") + "----ELSE\n------GENERIC\n--------" +
+           print_line("else·SCALAR·STRING·true") + "------" + print_line("exit·SCALAR·STRING·true");
   };
   CHECK(run_plan(plan("true", "BOOLEAN")) == "then\nexit\n");
   CHECK(run_plan(plan("false", "BOOLEAN")) == "else\nexit\n");
@@ -117,28 +117,29 @@ TEST_CASE("bad predicates fail with the block's location", "[interpreter]") {
 
 TEST_CASE("WHILE re-evaluates its predicate each iteration", "[interpreter]") {
   // p1 <- p2 <- p3 = false: the predicate p1 holds for two iterations.
-  const std::string plan =
-      kHead +
-      "----GENERIC\n"
-      "------CP°assignvar°true·SCALAR·BOOLEAN·true°p1·SCALAR·BOOLEAN\n"
-      "------CP°assignvar°true·SCALAR·BOOLEAN·true°p2·SCALAR·BOOLEAN\n"
-      "------CP°assignvar°false·SCALAR·BOOLEAN·true°p3·SCALAR·BOOLEAN\n"
-      "----WHILE (lines 2-5)\n"
-      "------CP°assignvar°p1·SCALAR·BOOLEAN·false°_Var1·SCALAR·BOOLEAN\n"
-      "------CP°mvvar°_Var1°__pred\n"
-      "------GENERIC\n"
-      "--------" + print_line("w·SCALAR·STRING·true") +
-      "--------CP°cpvar°p2°p1\n"
-      "--------CP°cpvar°p3°p2\n"
-      "------" + print_line("done·SCALAR·STRING·true");
+  const std::string plan = kHead +
+                           "----GENERIC\n"
+                           "------CP°assignvar°true·SCALAR·BOOLEAN·true°p1·SCALAR·BOOLEAN\n"
+                           "------CP°assignvar°true·SCALAR·BOOLEAN·true°p2·SCALAR·BOOLEAN\n"
+                           "------CP°assignvar°false·SCALAR·BOOLEAN·true°p3·SCALAR·BOOLEAN\n"
+                           "----WHILE (lines 2-5)\n"
+                           "------CP°assignvar°p1·SCALAR·BOOLEAN·false°_Var1·SCALAR·BOOLEAN\n"
+                           "------CP°mvvar°_Var1°__pred\n"
+                           "------GENERIC\n"
+                           "--------" +
+                           print_line("w·SCALAR·STRING·true") +
+                           "--------CP°cpvar°p2°p1\n"
+                           "--------CP°cpvar°p3°p2\n"
+                           "------" +
+                           print_line("done·SCALAR·STRING·true");
   PlanRun r(plan);
   CHECK(r.run() == "w\nw\ndone\n");
   CHECK(r.stats.entries().at("mvvar").count == 3);  // the predicate ran 3 times
   CHECK_FALSE(r.ec.contains("__pred"));
 
   // a predicate that is false at once never runs the body
-  CHECK(run_plan(kHead + "----WHILE\n------" + pred("false", "BOOLEAN") + "------GENERIC\n--------" +
-                 print_line("w·SCALAR·STRING·true")) == "");
+  CHECK(run_plan(kHead + "----WHILE\n------" + pred("false", "BOOLEAN") +
+                 "------GENERIC\n--------" + print_line("w·SCALAR·STRING·true")) == "");
 }
 
 TEST_CASE("FOR ranges: positive, negative, implicit and stepped increments", "[interpreter]") {
@@ -197,21 +198,21 @@ TEST_CASE("PARFOR runs its iterations in order, like FOR", "[interpreter]") {
 }
 
 TEST_CASE("nested loops and exit instructions", "[interpreter]") {
-  const std::string plan =
-      kHead +
-      "----FOR [iter=i]\n"
-      "------FROM\n------" + pred("1", "INT64") +
-      "------TO\n------" + pred("2", "INT64") +
-      "------FOR [iter=j]\n"
-      "--------FROM\n--------" + pred("1", "INT64") +
-      "--------TO\n--------" + pred("2", "INT64") +
-      "--------GENERIC\n"
-      "----------" + print_line("i·SCALAR·INT64·false") +
-      "----------" + print_line("j·SCALAR·INT64·false") +
-      "--------" + print_line("inner·SCALAR·STRING·true") +
-      "--------CP°rmvar°j\n"
-      "------" + print_line("outer·SCALAR·STRING·true") +
-      "------CP°rmvar°i\n";
+  const std::string plan = kHead +
+                           "----FOR [iter=i]\n"
+                           "------FROM\n------" +
+                           pred("1", "INT64") + "------TO\n------" + pred("2", "INT64") +
+                           "------FOR [iter=j]\n"
+                           "--------FROM\n--------" +
+                           pred("1", "INT64") + "--------TO\n--------" + pred("2", "INT64") +
+                           "--------GENERIC\n"
+                           "----------" +
+                           print_line("i·SCALAR·INT64·false") + "----------" +
+                           print_line("j·SCALAR·INT64·false") + "--------" +
+                           print_line("inner·SCALAR·STRING·true") +
+                           "--------CP°rmvar°j\n"
+                           "------" +
+                           print_line("outer·SCALAR·STRING·true") + "------CP°rmvar°i\n";
   PlanRun r(plan);
   CHECK(r.run() == "1\n1\n1\n2\ninner\n2\n1\n2\n2\ninner\nouter\n");
   CHECK_FALSE(r.ec.contains("i"));
@@ -274,11 +275,13 @@ TEST_CASE("function calls bind named and positional arguments and return several
           "[interpreter]") {
   PlanRun r(kFunctions +
             "------CP°FCall°.defaultNS°f°true°2°2°X=A·MATRIX·FP64°b=2.5·SCALAR·FP64·true°B°t\n"
-            "------" + print_line("t·SCALAR·FP64·false") +
+            "------" +
+            print_line("t·SCALAR·FP64·false") +
             // named arguments in another order, a scalar variable argument
             "------CP°assignvar°4·SCALAR·INT64·true°k·SCALAR·INT64\n"
             "------CP°FCall°.defaultNS°f°true°2°2°b=k·SCALAR·INT64·false°X=B·MATRIX·FP64°C°u\n"
-            "------" + print_line("u·SCALAR·FP64·false") +
+            "------" +
+            print_line("u·SCALAR·FP64·false") +
             // positional arguments (a dmlrt extension), binding only the first output
             "------CP°FCall°.defaultNS°f°true°2°1°A·MATRIX·FP64°7·SCALAR·INT64·true°D\n");
   const auto a = std::make_shared<kernels::MatrixBlock>(kernels::MatrixBlock::dense(2, 2, 1.5));
@@ -297,12 +300,13 @@ TEST_CASE("recursive function calls", "[interpreter]") {
   PlanRun r(kFunctions +
             "------CP°FCall°.defaultNS°rec°true°3°1°a=true·SCALAR·BOOLEAN·true°"
             "b=true·SCALAR·BOOLEAN·true°c=false·SCALAR·BOOLEAN·true°res\n"
-            "------" + print_line("res·SCALAR·STRING·false"));
+            "------" +
+            print_line("res·SCALAR·STRING·false"));
   CHECK(r.run() == "level\nlevel\nbase\n");
   CHECK(r.stats.entries().at("rec").count == 3);
 
-  const std::string msg =
-      run_error(kFunctions + "------CP°FCall°.defaultNS°forever°true°1°1°x=1·SCALAR·INT64·true°y\n");
+  const std::string msg = run_error(
+      kFunctions + "------CP°FCall°.defaultNS°forever°true°1°1°x=1·SCALAR·INT64·true°y\n");
   CHECK_THAT(msg, StartsWith("t.plan:18: instruction 'CP°FCall°.defaultNS°forever°true°1°1°"
                              "x=x·SCALAR·INT64·false°y': recursion depth exceeded: more than "));
   CHECK_THAT(msg, Contains("nested function calls (calling .defaultNS::forever)"));
@@ -318,17 +322,17 @@ TEST_CASE("function call errors", "[interpreter]") {
         "t.plan:28: instruction 'CP°FCall°.defaultNS°f°true°2°2°X=nosuch·MATRIX·FP64°"
         "b=1·SCALAR·FP64·true°B°t': input variable 'nosuch' is not defined on call of "
         ".defaultNS::f");
-  CHECK_THAT(run_error(kFunctions +
-                       "------CP°assignvar°1·SCALAR·INT64·true°n·SCALAR·INT64\n"
-                       "------CP°FCall°.defaultNS°f°true°2°2°X=n·SCALAR·INT64·false°"
-                       "b=1·SCALAR·FP64·true°B°t\n"),
+  CHECK_THAT(run_error(kFunctions + "------CP°assignvar°1·SCALAR·INT64·true°n·SCALAR·INT64\n"
+                                    "------CP°FCall°.defaultNS°f°true°2°2°X=n·SCALAR·INT64·false°"
+                                    "b=1·SCALAR·FP64·true°B°t\n"),
              Contains("function .defaultNS::f: input 'X' expects a matrix, got a scalar"));
 
   // an error inside a function names the function's instruction, once
-  const std::string msg =
-      run_error(kFunctions + "------CP°FCall°.defaultNS°boom°true°1°1°m=bad·SCALAR·STRING·true°v\n");
-  CHECK(msg == "t.plan:25: instruction 'CP°stop°m·SCALAR·STRING·false°_Var9·SCALAR·STRING': "
-               "stop: bad");
+  const std::string msg = run_error(
+      kFunctions + "------CP°FCall°.defaultNS°boom°true°1°1°m=bad·SCALAR·STRING·true°v\n");
+  CHECK(msg ==
+        "t.plan:25: instruction 'CP°stop°m·SCALAR·STRING·false°_Var9·SCALAR·STRING': "
+        "stop: bad");
 
   // the services directly
   std::ostringstream out;
@@ -338,13 +342,12 @@ TEST_CASE("function call errors", "[interpreter]") {
   REQUIRE_THROWS_WITH(in.function_outputs("x::y"), "unknown function 'x::y'");
   REQUIRE_THROWS_WITH(in.call_function(".defaultNS::boom", {}, {}),
                       "function .defaultNS::boom: input 'm' is not bound");
+  REQUIRE_THROWS_WITH(in.call_function(".defaultNS::boom", {"q"}, {inst::ScalarValue::string("x")}),
+                      "function .defaultNS::boom has no input named 'q'");
   REQUIRE_THROWS_WITH(
-      in.call_function(".defaultNS::boom", {"q"}, {inst::ScalarValue::string("x")}),
-      "function .defaultNS::boom has no input named 'q'");
-  REQUIRE_THROWS_WITH(in.call_function(".defaultNS::boom", {"m", "m"},
-                                       {inst::ScalarValue::string("x"),
-                                        inst::ScalarValue::string("y")}),
-                      "function .defaultNS::boom: input 'm' is bound twice");
+      in.call_function(".defaultNS::boom", {"m", "m"},
+                       {inst::ScalarValue::string("x"), inst::ScalarValue::string("y")}),
+      "function .defaultNS::boom: input 'm' is bound twice");
   REQUIRE_THROWS_WITH(in.call_function(".defaultNS::noret", {""}, {inst::ScalarValue::int64(1)}),
                       "function .defaultNS::noret takes 0 inputs, got 1");
 }

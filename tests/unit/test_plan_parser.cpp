@@ -2,7 +2,6 @@
 // ‡-joined lines, argument substitution, each parse error and its message, and the round trip
 // parse -> print_explain -> parse. Explain-form lines are SystemDS 3.4 `-explain runtime` output.
 #include <catch2/catch.hpp>
-
 #include <sstream>
 
 #include "gpu_context/error.h"
@@ -349,7 +348,8 @@ TEST_CASE("arguments are substituted before parsing", "[parser]") {
       "------CP°assignvar°$1·SCALAR·INT64·true°x·SCALAR·INT64\n"
       "------CP°print°$msg·SCALAR·STRING·true°_Var1·SCALAR·STRING\n",
       "", a);
-  CHECK(p.main[0]->instructions[0]->text().raw == "CP°assignvar°7·SCALAR·INT64·true°x·SCALAR·INT64");
+  CHECK(p.main[0]->instructions[0]->text().raw ==
+        "CP°assignvar°7·SCALAR·INT64·true°x·SCALAR·INT64");
   CHECK(p.main[0]->instructions[1]->text().raw ==
         "CP°print°hello·SCALAR·STRING·true°_Var1·SCALAR·STRING");
   // a token without a value stays as written
@@ -389,8 +389,10 @@ TEST_CASE("print_explain shows ‡-joined instructions one per line", "[parser]"
       "PROGRAM\n--MAIN PROGRAM\n----GENERIC\n"
       "------CP°rmvar°a‡CP°rmvar°b\n",
       "");
-  CHECK(print(p, true) == "PROGRAM\n--MAIN PROGRAM\n----GENERIC\n------CP°rmvar°a\n------CP°rmvar°b\n");
-  CHECK(print(p, false) == "PROGRAM\n--MAIN PROGRAM\n----GENERIC\n------CP rmvar a\n------CP rmvar b\n");
+  CHECK(print(p, true) ==
+        "PROGRAM\n--MAIN PROGRAM\n----GENERIC\n------CP°rmvar°a\n------CP°rmvar°b\n");
+  CHECK(print(p, false) ==
+        "PROGRAM\n--MAIN PROGRAM\n----GENERIC\n------CP rmvar a\n------CP rmvar b\n");
   CHECK(to_explain_rendering("CP°rmvar°a‡CP°x°y·SCALAR·FP64") == "CP rmvar a, CP x y.SCALAR.FP64");
 }
 
@@ -467,21 +469,23 @@ TEST_CASE("parse errors name file:line, the line and what was expected", "[parse
                StartsWith("plan.plan:4: FROM marker inside a GENERIC block"));
     CHECK_THAT(parse_error(head + "----FROM\n"),
                StartsWith("plan.plan:3: FROM marker outside the predicate of a FOR or PARFOR"));
-    CHECK_THAT(parse_error(head + "----WHILE\n"
-                                  "------CP°assignvar°true·SCALAR·BOOLEAN·true°__pred·SCALAR·BOOLEAN\n"
-                                  "------GENERIC\n--------CP°rmvar°x\n------INCR\n"),
-               StartsWith("plan.plan:7: INCR marker out of place"));
+    CHECK_THAT(
+        parse_error(head + "----WHILE\n"
+                           "------CP°assignvar°true·SCALAR·BOOLEAN·true°__pred·SCALAR·BOOLEAN\n"
+                           "------GENERIC\n--------CP°rmvar°x\n------INCR\n"),
+        StartsWith("plan.plan:7: INCR marker out of place"));
   }
   SECTION("a block inside a GENERIC block") {
     CHECK(parse_error(head + "----GENERIC\n------GENERIC\n") ==
           "plan.plan:4: a GENERIC block holds instructions only, not blocks: '------GENERIC'");
   }
   SECTION("a block after exit instructions") {
-    CHECK_THAT(parse_error(head + "----WHILE\n"
-                                  "------CP°assignvar°true·SCALAR·BOOLEAN·true°__pred·SCALAR·BOOLEAN\n"
-                                  "------GENERIC\n--------CP°rmvar°x\n------CP°rmvar°y\n"
-                                  "------GENERIC\n"),
-               StartsWith("plan.plan:8: block after the exit instructions"));
+    CHECK_THAT(
+        parse_error(head + "----WHILE\n"
+                           "------CP°assignvar°true·SCALAR·BOOLEAN·true°__pred·SCALAR·BOOLEAN\n"
+                           "------GENERIC\n--------CP°rmvar°x\n------CP°rmvar°y\n"
+                           "------GENERIC\n"),
+        StartsWith("plan.plan:8: block after the exit instructions"));
   }
   SECTION("missing MAIN PROGRAM") {
     CHECK(parse_error("PROGRAM\n") == "plan.plan:1: missing '--MAIN PROGRAM' section");
@@ -526,8 +530,7 @@ TEST_CASE("parse errors name file:line, the line and what was expected", "[parse
                StartsWith("plan.plan:4: instruction 'CP°nosuchop°x': unknown opcode 'nosuchop'"));
     CHECK_THAT(parse_error(head + "----GENERIC\n------CP°assignvar°x·SCALAR·FP65°y·SCALAR·FP64\n"),
                StartsWith("plan.plan:4: instruction 'CP°assignvar°x·SCALAR·FP65°y·SCALAR·FP64'"));
-    CHECK_THAT(parse_error(head + "----GENERIC\n------XP°rmvar°x\n"),
-               StartsWith("plan.plan:4: "));
+    CHECK_THAT(parse_error(head + "----GENERIC\n------XP°rmvar°x\n"), StartsWith("plan.plan:4: "));
     CHECK_THAT(parse_error(head + "----GENERIC\n------XP°rmvar°x\n"),
                Contains("unknown execution type 'XP'"));
     CHECK_THAT(parse_error(head + "----GENERIC\n------SPARK°rmvar°x\n"),
