@@ -44,12 +44,25 @@ struct ProdAcc {
   double result(int64_t) const { return p; }
 };
 
+// SystemDS's mean (functionobjects/Mean) is incremental: mean += (x - mean) / count, Kahan-
+// compensated; dmlrt follows it so printed digits agree. Implicit zeros and non-finite values
+// fall back to sum / n, the IEEE result (SystemDS's incremental form turns [-Inf, 1] into +Inf).
 struct MeanAcc {
-  KahanSum k;
-  void add(double x) { k.add(x); }
-  void add_zeros(int64_t) {}
+  KahanSum k, mean;
+  double count = 0.0;
+  bool zeros = false;
+  void add(double x) {
+    k.add(x);
+    count += 1.0;
+    mean.add((x - mean.sum) / count);
+  }
+  void add_zeros(int64_t c) { zeros = zeros || c > 0; }
   // n counts the implicit zeros too; 0 values give 0/0 = NaN as in SystemDS.
-  double result(int64_t n) const { return k.sum / static_cast<double>(n); }
+  double result(int64_t n) const {
+    if (zeros || !std::isfinite(k.sum) || !std::isfinite(mean.sum))
+      return k.sum / static_cast<double>(n);
+    return count == 0.0 ? std::numeric_limits<double>::quiet_NaN() : mean.sum;
+  }
 };
 
 struct MaxAcc {
@@ -70,30 +83,35 @@ struct MinAcc {
   double result(int64_t) const { return m; }
 };
 
-// Welford's running mean and sum of squared deviations; implicit zeros are merged as one group
-// (Chan et al.), so a sparse input never materialises its zeros.
+// SystemDS's central-moment update (functionobjects/CM, VARIANCE): a Welford-style running mean
+// and sum of squared deviations, both Kahan-compensated, in SystemDS's order of operations so the
+// printed digits agree. Implicit zeros are merged as one weighted group, as SystemDS does for
+// sparse rows, so a sparse input never materialises its zeros.
 struct VarAcc {
-  double count = 0.0, mean = 0.0, m2 = 0.0;
-  void add(double x) {
-    count += 1.0;
-    const double d = x - mean;
-    mean += d / count;
-    m2 += d * (x - mean);
-  }
+  double w = 0.0;  // count
+  KahanSum mean, m2;
+  void add(double x) { add_weighted(x, 1.0); }
   void add_zeros(int64_t zeros) {
-    if (zeros <= 0) return;
-    const double nb = static_cast<double>(zeros);
-    const double n = count + nb;
-    const double d = -mean;
-    m2 += d * d * count * nb / n;
-    mean += d * nb / n;
-    count = n;
+    if (zeros > 0) add_weighted(0.0, static_cast<double>(zeros));
+  }
+  void add_weighted(double x, double w2) {
+    if (w == 0.0) {
+      w = w2;
+      mean = KahanSum{x, 0.0};
+      return;
+    }
+    const double nw = w + w2;
+    const double d = x - mean.sum;
+    mean.add(w2 * d / nw);
+    const double t1 = w * w2 / nw * d;
+    m2.add(t1 * d);
+    w = nw;
   }
   // Sample variance; SystemDS gives 0 for a single value and NaN for none.
   double result(int64_t) const {
-    if (count == 0.0) return std::numeric_limits<double>::quiet_NaN();
-    if (count == 1.0) return 0.0;
-    return m2 / (count - 1.0);
+    if (w == 0.0) return std::numeric_limits<double>::quiet_NaN();
+    if (w == 1.0) return 0.0;
+    return m2.sum / (w - 1.0);
   }
 };
 
