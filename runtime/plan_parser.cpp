@@ -20,6 +20,7 @@ using inst::kInstructionDelim;
 using inst::kOperandDelim;
 using inst::kTypeDelim;
 
+constexpr size_t kMaxNesting = 200;
 constexpr const char* kBlockHeaders = "a block header (GENERIC, IF, ELSE, WHILE, FOR, PARFOR)";
 
 struct Line {
@@ -248,6 +249,9 @@ class Parser {
       while (dashes < t.size() && t[dashes] == '-') ++dashes;
       if (dashes % 2 != 0)
         fail(l, "odd number of dashes (" + std::to_string(dashes) + "); nesting is '--' per level");
+      // The parser recurses once per level; a bound keeps hostile input off the native stack.
+      if (dashes / 2 > kMaxNesting)
+        fail(l, "nesting deeper than " + std::to_string(kMaxNesting) + " levels");
       l.level = static_cast<int>(dashes / 2);
       l.content = t.substr(dashes);
       if (l.content.empty()) fail(l, "line holds only dashes");

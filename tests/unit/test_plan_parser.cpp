@@ -428,6 +428,15 @@ TEST_CASE("parse errors name file:line, the line and what was expected", "[parse
     CHECK(parse_error(head + "---GENERIC\n") ==
           "plan.plan:3: odd number of dashes (3); nesting is '--' per level: '---GENERIC'");
   }
+  SECTION("nesting depth is bounded") {
+    CHECK(parse_error(head + std::string(402, '-') + "GENERIC\n") ==
+          "plan.plan:3: nesting deeper than 200 levels: '" + std::string(402, '-') + "GENERIC'");
+    std::string deep = head;
+    for (int level = 2; level < 200; ++level)
+      deep += std::string(2 * level, '-') + "IF\n" + std::string(2 * level + 2, '-') +
+              "CP°assignvar°true·SCALAR·BOOLEAN·true°__pred·SCALAR·BOOLEAN\n";
+    CHECK(parse_error(deep).empty());
+  }
   SECTION("unknown block keyword") {
     CHECK(parse_error(head + "----LOOP\n") ==
           "plan.plan:3: expected a block header (GENERIC, IF, ELSE, WHILE, FOR, PARFOR) at "
