@@ -1,0 +1,332 @@
+// Matrix and scalar file I/O entry points: file reading, format resolution against createvar and
+// the .mtd, dimension checks, and writes through a temporary file renamed over the target.
+#include "runtime/io/matrix_io.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <new>
+#include <optional>
+#include <stdexcept>
+#include <system_error>
+
+#include "gpu_context/error.h"
+#include "runtime/io/io_detail.h"
+#include "runtime/io/mtd.h"
+
+namespace dmlrt::io {
+namespace fs = std::filesystem;
+namespace {
+
+std::string read_regular_file(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  DMLRT_REQUIRE(f != nullptr, IoError, path << ": cannot open: " << std::strerror(errno));
+  std::string out;
+  char buf[1 << 16];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
+  const bool bad = std::ferror(f) != 0;
+  const int err = errno;
+  std::fclose(f);
+  DMLRT_REQUIRE(!bad, IoError, path << ": read failed: " << std::strerror(err));
+  return out;
+}
+
+// A file's bytes; a folder (SystemDS's multi-part output) gives its part files concatenated in
+// name order, skipping hidden and bookkeeping files (.crc, _SUCCESS).
+std::string read_file_bytes(const std::string& path) {
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  DMLRT_REQUIRE(st.type() != fs::file_type::not_found, IoError, path << ": no such file");
+  DMLRT_REQUIRE(!ec, IoError, path << ": cannot access: " << ec.message());
+  if (st.type() != fs::file_type::directory) return read_regular_file(path);
+  std::vector<std::string> parts;
+  for (const auto& e : fs::directory_iterator(path, ec)) {
+    const std::string base = e.path().filename().string();
+    if (base.empty() || base[0] == '.' || base[0] == '_' || !e.is_regular_file()) continue;
+    parts.push_back(e.path().string());
+  }
+  DMLRT_REQUIRE(!ec, IoError, path << ": cannot list folder: " << ec.message());
+  std::sort(parts.begin(), parts.end());
+  std::string out;
+  for (const auto& p : parts) out += read_regular_file(p);
+  return out;
+}
+
+std::string extension_format(const std::string& name) {
+  const std::string ext = fs::path(name).extension().string();
+  if (ext == ".csv") return "csv";
+  if (ext == ".mtx" || ext == ".mm") return "mm";
+  if (ext == ".npy") return "npy";
+  return "unknown";
+}
+
+// ---- Writes ----
+
+std::atomic<uint64_t> g_tmp_counter{0};
+
+// A temporary file beside `target`; removed unless committed (renamed over the target).
+class TempFile {
+ public:
+  explicit TempFile(const std::string& target) : target_(target) {
+    const fs::path t(target);
+    tmp_ = (t.parent_path() / ("." + t.filename().string() + ".dmlrt-tmp-" +
+                               std::to_string(::getpid()) + "-" +
+                               std::to_string(g_tmp_counter++)))
+               .string();
+    f_ = std::fopen(tmp_.c_str(), "wb");
+    DMLRT_REQUIRE(f_ != nullptr, IoError,
+                  target << ": cannot create a file in its folder: " << std::strerror(errno));
+  }
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+  ~TempFile() {
+    if (f_) std::fclose(f_);
+    if (!committed_) std::remove(tmp_.c_str());
+  }
+  std::FILE* file() { return f_; }
+  void close() {
+    const bool bad = std::ferror(f_) != 0;
+    const int rc = std::fclose(f_);
+    f_ = nullptr;
+    DMLRT_REQUIRE(!bad && rc == 0, IoError, target_ << ": write failed: " << std::strerror(errno));
+  }
+  void commit() {
+    std::error_code ec;
+    // SystemDS may have left a multi-part folder under this name; it is replaced like a file.
+    if (fs::is_directory(target_, ec)) fs::remove_all(target_, ec);
+    DMLRT_REQUIRE(std::rename(tmp_.c_str(), target_.c_str()) == 0, IoError,
+                  target_ << ": cannot rename the written file into place: "
+                          << std::strerror(errno));
+    committed_ = true;
+  }
+
+ private:
+  std::string target_, tmp_;
+  std::FILE* f_ = nullptr;
+  bool committed_ = false;
+};
+
+void write_text_file(TempFile& tf, const std::string& name, const std::string& text) {
+  detail::Output out(tf.file(), name);
+  out.buf() = text;
+  out.flush();
+  tf.close();
+}
+
+void prepare_target(const std::string& path, bool with_mtd) {
+  DMLRT_REQUIRE(!path.empty(), IoError, "cannot write to an empty file name");
+  std::error_code ec;
+  const fs::path parent = fs::path(path).parent_path();
+  if (!parent.empty()) {
+    fs::create_directories(parent, ec);  // as SystemDS does
+    DMLRT_REQUIRE(!ec, IoError,
+                  path << ": cannot create the folder " << parent.string() << ": "
+                       << ec.message());
+  }
+  // Refuse before writing anything, so a failure leaves the old files as they were.
+  if (with_mtd)
+    DMLRT_REQUIRE(!fs::is_directory(path + ".mtd", ec), IoError,
+                  path << ": cannot replace the folder " << path << ".mtd with a metadata file");
+}
+
+std::string scalar_text(const inst::ScalarValue& v) {
+  switch (v.type()) {
+    case inst::ValueType::kBoolean: return v.to_bool() ? "true" : "false";  // SystemDS: lower case
+    case inst::ValueType::kFP64:
+    case inst::ValueType::kFP32: {
+      std::string s;
+      detail::append_double_java(s, v.to_double());
+      return s;
+    }
+    default: return v.to_string();
+  }
+}
+
+}  // namespace
+
+kernels::MatrixBlock read_matrix_from_string(std::string_view data, const std::string& name,
+                                             const inst::FileFormat& fmt,
+                                             const inst::MatrixMeta& meta,
+                                             const std::string* mtd_text, ReadLimits limits) {
+  std::optional<Mtd> mtd;
+  if (mtd_text) mtd = parse_mtd(*mtd_text, name + ".mtd");
+  DMLRT_REQUIRE(!mtd || mtd->data_type.empty() || mtd->data_type == "matrix", IoError,
+                name << ".mtd: describes a " << mtd->data_type << ", not a matrix");
+
+  inst::FileFormat f = fmt;
+  std::string format = canonical_format(fmt.format);
+  if (format == "unknown") {
+    if (mtd && !mtd->format.empty()) {
+      format = canonical_format(mtd->format);
+      if (mtd->header) f.header = *mtd->header;
+      if (mtd->sep) f.delim = *mtd->sep;
+      if (mtd->fill) f.fill = *mtd->fill;
+      if (mtd->fill_value) f.fill_value = *mtd->fill_value;
+      if (mtd->na_strings) f.na_strings = *mtd->na_strings;
+    } else {
+      format = extension_format(name);
+    }
+  }
+  DMLRT_REQUIRE(format != "unknown", IoError,
+                name << ": unknown file format: give it in the plan (createvar/read format=...) "
+                        "or in a .mtd file");
+  DMLRT_REQUIRE(format != "binary", IoError,
+                name << ": SystemDS's binary block format is not supported; write the matrix "
+                        "from SystemDS with format=\"csv\", \"text\" or \"mm\"");
+
+  // Declared dims: createvar's, then the .mtd's; they must agree.
+  int64_t rows = meta.rows, cols = meta.cols;
+  if (mtd) {
+    auto merge = [&](int64_t& v, int64_t m, const char* what) {
+      if (m < 0) return;
+      DMLRT_REQUIRE(v < 0 || v == m, IoError,
+                    name << ": the plan declares " << v << " " << what << " but the .mtd says "
+                         << m);
+      v = m;
+    };
+    merge(rows, mtd->rows, "rows");
+    merge(cols, mtd->cols, "columns");
+  }
+
+  kernels::MatrixBlock b;
+  try {
+    if (format == "csv") b = detail::read_csv(data, name, f, rows, cols);
+    else if (format == "text") b = detail::read_text_cell(data, name, rows, cols, limits);
+    else if (format == "mm") b = detail::read_matrix_market(data, name, limits);
+    else if (format == "npy") b = detail::read_npy(data, name);
+    else
+      DMLRT_FAIL(IoError, name << ": format '" << fmt.format
+                               << "' is not supported (dmlrt reads csv, text, mm and npy)");
+  } catch (const std::bad_alloc&) {
+    DMLRT_FAIL(OutOfMemory, name << ": not enough host memory to read the matrix");
+  } catch (const std::length_error&) {
+    DMLRT_FAIL(OutOfMemory, name << ": not enough host memory to read the matrix");
+  }
+  // Formats that carry their own dims (mm, npy) must match the declared ones.
+  DMLRT_REQUIRE((rows < 0 || b.rows() == rows) && (cols < 0 || b.cols() == cols), IoError,
+                name << ": the file holds a " << kernels::dims_string(b.rows(), b.cols())
+                     << " matrix, but " << kernels::dims_string(rows, cols)
+                     << " was declared (-1 = unknown)");
+  return b;
+}
+
+kernels::MatrixBlock read_matrix(const std::string& path, const inst::FileFormat& fmt,
+                                 const inst::MatrixMeta& meta) {
+  const std::string data = read_file_bytes(path);
+  std::optional<std::string> mtd;
+  std::error_code ec;
+  if (fs::is_regular_file(path + ".mtd", ec)) mtd = read_regular_file(path + ".mtd");
+  return read_matrix_from_string(data, path, fmt, meta, mtd ? &*mtd : nullptr);
+}
+
+std::string write_matrix_to_string(const kernels::MatrixBlock& block, const inst::FileFormat& fmt) {
+  detail::Output out(nullptr, "");
+  const std::string format = canonical_format(fmt.format);
+  if (format == "csv") detail::write_csv(block, fmt, out);
+  else if (format == "text") detail::write_text_cell(block, out);
+  else if (format == "mm") detail::write_matrix_market(block, out);
+  else if (format == "npy") detail::write_npy(block, out);
+  else if (format == "binary")
+    DMLRT_FAIL(IoError, "SystemDS's binary block format is not supported for writing; write "
+                        "format=\"csv\", \"text\", \"mm\" or \"npy\"");
+  else
+    DMLRT_FAIL(IoError, "format '" << fmt.format
+                                   << "' is not supported (dmlrt writes csv, text, mm and npy)");
+  return out.text();
+}
+
+void write_matrix(const kernels::MatrixBlock& block, const std::string& path,
+                  const inst::FileFormat& fmt) {
+  const std::string format = canonical_format(fmt.format);
+  DMLRT_REQUIRE(format != "binary", IoError,
+                path << ": SystemDS's binary block format is not supported for writing; write "
+                        "format=\"csv\", \"text\", \"mm\" or \"npy\"");
+  DMLRT_REQUIRE(format == "csv" || format == "text" || format == "mm" || format == "npy", IoError,
+                path << ": format '" << fmt.format
+                     << "' is not supported (dmlrt writes csv, text, mm and npy)");
+  // SystemDS writes a .mtd for csv and text, none for mm (and it has no npy).
+  const bool with_mtd = format == "csv" || format == "text";
+  prepare_target(path, with_mtd);
+
+  TempFile data(path);
+  {
+    detail::Output out(data.file(), path);
+    if (format == "csv") detail::write_csv(block, fmt, out);
+    else if (format == "text") detail::write_text_cell(block, out);
+    else if (format == "mm") detail::write_matrix_market(block, out);
+    else detail::write_npy(block, out);
+    out.flush();
+  }
+  data.close();
+  std::optional<TempFile> meta;
+  if (with_mtd) {
+    meta.emplace(path + ".mtd");
+    write_text_file(*meta, path + ".mtd",
+                    matrix_mtd_json(block.rows(), block.cols(), block.nnz(), fmt));
+  }
+  data.commit();
+  std::error_code ec;
+  if (meta) meta->commit();
+  else fs::remove(path + ".mtd", ec);  // a stale .mtd would misdescribe the new file
+}
+
+inst::ScalarValue read_scalar(const std::string& path, inst::ValueType vt) {
+  std::string text = read_file_bytes(path);
+  std::error_code ec;
+  if (vt == inst::ValueType::kUnknown) {
+    vt = inst::ValueType::kString;
+    if (fs::is_regular_file(path + ".mtd", ec)) {
+      const Mtd m = parse_mtd(read_regular_file(path + ".mtd"), path + ".mtd");
+      if (m.value_type == "double") vt = inst::ValueType::kFP64;
+      else if (m.value_type == "int") vt = inst::ValueType::kINT64;
+      else if (m.value_type == "boolean") vt = inst::ValueType::kBoolean;
+    }
+  }
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+  if (vt == inst::ValueType::kString) return inst::ScalarValue::string(text);
+  const std::string_view t = detail::trim(text);
+  const std::string shown = t.size() <= 40 ? std::string(t) : std::string(t.substr(0, 40)) + "...";
+  switch (vt) {
+    case inst::ValueType::kFP64:
+    case inst::ValueType::kFP32: {
+      double d = 0.0;
+      DMLRT_REQUIRE(detail::parse_double(t, d), IoError,
+                    path << ": '" << shown << "' is not a double");
+      return inst::ScalarValue::fp64(d);
+    }
+    case inst::ValueType::kINT64:
+    case inst::ValueType::kINT32: {
+      int64_t i = 0;
+      DMLRT_REQUIRE(detail::parse_int64(t, i), IoError,
+                    path << ": '" << shown << "' is not an integer");
+      return inst::ScalarValue::int64(i);
+    }
+    case inst::ValueType::kBoolean: {
+      std::string l(t);
+      for (auto& c : l) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      DMLRT_REQUIRE(l == "true" || l == "false", IoError,
+                    path << ": '" << shown << "' is not a boolean (true or false)");
+      return inst::ScalarValue::boolean(l == "true");
+    }
+    default: break;
+  }
+  DMLRT_FAIL(IoError, path << ": cannot read a scalar of type " << inst::name_of(vt));
+}
+
+void write_scalar(const inst::ScalarValue& value, const std::string& path) {
+  prepare_target(path, true);
+  TempFile data(path);
+  write_text_file(data, path, scalar_text(value));
+  TempFile meta(path + ".mtd");
+  write_text_file(meta, path + ".mtd", scalar_mtd_json(value.type()));
+  data.commit();
+  meta.commit();
+}
+
+}  // namespace dmlrt::io
