@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "gpu_context/error.h"
@@ -43,6 +44,61 @@ double java_pow(double x, double y) {
 }
 
 bool truthy(double v) { return v != 0.0; }  // NaN counts as true, as in Java's `v != 0`
+
+// One cell of Op; a template so that the dense loops below are instantiated per op instead of
+// switching on every cell.
+template <BinaryOp Op>
+inline double cell(double x, double y) {
+  if constexpr (Op == BinaryOp::kPlus) return x + y;
+  else if constexpr (Op == BinaryOp::kMinus) return x - y;
+  else if constexpr (Op == BinaryOp::kMult) return x * y;
+  else if constexpr (Op == BinaryOp::kDiv) return x / y;
+  else if constexpr (Op == BinaryOp::kPow) return java_pow(x, y);
+  else if constexpr (Op == BinaryOp::kMod) return modulus(x, y);
+  else if constexpr (Op == BinaryOp::kIntDiv) return int_divide(x, y);
+  else if constexpr (Op == BinaryOp::kEq) return x == y ? 1.0 : 0.0;
+  else if constexpr (Op == BinaryOp::kNeq) return x != y ? 1.0 : 0.0;
+  else if constexpr (Op == BinaryOp::kLt) return x < y ? 1.0 : 0.0;
+  else if constexpr (Op == BinaryOp::kGt) return x > y ? 1.0 : 0.0;
+  else if constexpr (Op == BinaryOp::kLe) return x <= y ? 1.0 : 0.0;
+  else if constexpr (Op == BinaryOp::kGe) return x >= y ? 1.0 : 0.0;
+  else if constexpr (Op == BinaryOp::kAnd) return truthy(x) && truthy(y) ? 1.0 : 0.0;
+  else if constexpr (Op == BinaryOp::kOr) return truthy(x) || truthy(y) ? 1.0 : 0.0;
+  else if constexpr (Op == BinaryOp::kMin) return java_min(x, y);
+  else if constexpr (Op == BinaryOp::kMax) return java_max(x, y);
+  else if constexpr (Op == BinaryOp::kMinus1Mult) return 1.0 - x * y;
+  else return x != 0.0 ? x - y : 0.0;  // kMinusNz
+}
+
+template <BinaryOp Op>
+using OpTag = std::integral_constant<BinaryOp, Op>;
+
+// Calls f(OpTag<op>{}): the one switch over ops.
+template <typename F>
+decltype(auto) with_op(BinaryOp op, F&& f) {
+  switch (op) {
+    case BinaryOp::kPlus: return f(OpTag<BinaryOp::kPlus>{});
+    case BinaryOp::kMinus: return f(OpTag<BinaryOp::kMinus>{});
+    case BinaryOp::kMult: return f(OpTag<BinaryOp::kMult>{});
+    case BinaryOp::kDiv: return f(OpTag<BinaryOp::kDiv>{});
+    case BinaryOp::kPow: return f(OpTag<BinaryOp::kPow>{});
+    case BinaryOp::kMod: return f(OpTag<BinaryOp::kMod>{});
+    case BinaryOp::kIntDiv: return f(OpTag<BinaryOp::kIntDiv>{});
+    case BinaryOp::kEq: return f(OpTag<BinaryOp::kEq>{});
+    case BinaryOp::kNeq: return f(OpTag<BinaryOp::kNeq>{});
+    case BinaryOp::kLt: return f(OpTag<BinaryOp::kLt>{});
+    case BinaryOp::kGt: return f(OpTag<BinaryOp::kGt>{});
+    case BinaryOp::kLe: return f(OpTag<BinaryOp::kLe>{});
+    case BinaryOp::kGe: return f(OpTag<BinaryOp::kGe>{});
+    case BinaryOp::kAnd: return f(OpTag<BinaryOp::kAnd>{});
+    case BinaryOp::kOr: return f(OpTag<BinaryOp::kOr>{});
+    case BinaryOp::kMin: return f(OpTag<BinaryOp::kMin>{});
+    case BinaryOp::kMax: return f(OpTag<BinaryOp::kMax>{});
+    case BinaryOp::kMinus1Mult: return f(OpTag<BinaryOp::kMinus1Mult>{});
+    case BinaryOp::kMinusNz: break;
+  }
+  return f(OpTag<BinaryOp::kMinusNz>{});
+}
 
 // True when op(0, y) == 0 (op(y, 0) when zero_left is false) for every y in `values`, plus y = 0
 // when `with_zero` — i.e. the zero cells of the other operand stay zero in the output.
@@ -188,24 +244,44 @@ MatrixBlock union_nonzeros(BinaryOp op, const MatrixBlock& a, const MatrixBlock&
 
 MatrixBlock dense_path(BinaryOp op, const MatrixBlock& a_in, const MatrixBlock& b_in,
                        Broadcast bc, int64_t rows, int64_t cols) {
-  const MatrixBlock a = a_in.to_dense();
-  const MatrixBlock b = b_in.to_dense();
+  // Only sparse operands are densified; dense ones are read in place.
+  MatrixBlock a_hold, b_hold;
+  if (a_in.is_sparse()) a_hold = a_in.to_dense();
+  if (b_in.is_sparse()) b_hold = b_in.to_dense();
+  const double* x = (a_in.is_sparse() ? a_hold : a_in).dense_data();
+  const double* y = (b_in.is_sparse() ? b_hold : b_in).dense_data();
   MatrixBlock out = MatrixBlock::dense(rows, cols);
   double* o = out.dense_data();  // (rows, cols) row-major
-  const double* x = a.dense_data();
-  const double* y = b.dense_data();
-  for (int64_t r = 0; r < rows; ++r) {
-    for (int64_t c = 0; c < cols; ++c) {
-      double xv, yv;
+  with_op(op, [&](auto tag) {
+    constexpr BinaryOp kOp = decltype(tag)::value;
+    for (int64_t r = 0; r < rows; ++r) {
+      double* orow = o + r * cols;
       switch (bc) {
-        case Broadcast::kNone: xv = x[r * cols + c]; yv = y[r * cols + c]; break;
-        case Broadcast::kColVector: xv = x[r * cols + c]; yv = y[r]; break;
-        case Broadcast::kRowVector: xv = x[r * cols + c]; yv = y[c]; break;
-        default: xv = x[r]; yv = y[c]; break;  // kOuter
+        case Broadcast::kNone: {
+          const double* xr = x + r * cols;
+          const double* yr = y + r * cols;
+          for (int64_t c = 0; c < cols; ++c) orow[c] = cell<kOp>(xr[c], yr[c]);
+          break;
+        }
+        case Broadcast::kColVector: {
+          const double* xr = x + r * cols;
+          const double yv = y[r];
+          for (int64_t c = 0; c < cols; ++c) orow[c] = cell<kOp>(xr[c], yv);
+          break;
+        }
+        case Broadcast::kRowVector: {
+          const double* xr = x + r * cols;
+          for (int64_t c = 0; c < cols; ++c) orow[c] = cell<kOp>(xr[c], y[c]);
+          break;
+        }
+        default: {  // kOuter
+          const double xv = x[r];
+          for (int64_t c = 0; c < cols; ++c) orow[c] = cell<kOp>(xv, y[c]);
+          break;
+        }
       }
-      o[r * cols + c] = binary_apply(op, xv, yv);
     }
-  }
+  });
   return out;
 }
 
@@ -227,28 +303,7 @@ double modulus(double x, double y) {
 }
 
 double binary_apply(BinaryOp op, double x, double y) {
-  switch (op) {
-    case BinaryOp::kPlus: return x + y;
-    case BinaryOp::kMinus: return x - y;
-    case BinaryOp::kMult: return x * y;
-    case BinaryOp::kDiv: return x / y;
-    case BinaryOp::kPow: return java_pow(x, y);
-    case BinaryOp::kMod: return modulus(x, y);
-    case BinaryOp::kIntDiv: return int_divide(x, y);
-    case BinaryOp::kEq: return x == y ? 1.0 : 0.0;
-    case BinaryOp::kNeq: return x != y ? 1.0 : 0.0;
-    case BinaryOp::kLt: return x < y ? 1.0 : 0.0;
-    case BinaryOp::kGt: return x > y ? 1.0 : 0.0;
-    case BinaryOp::kLe: return x <= y ? 1.0 : 0.0;
-    case BinaryOp::kGe: return x >= y ? 1.0 : 0.0;
-    case BinaryOp::kAnd: return truthy(x) && truthy(y) ? 1.0 : 0.0;
-    case BinaryOp::kOr: return truthy(x) || truthy(y) ? 1.0 : 0.0;
-    case BinaryOp::kMin: return java_min(x, y);
-    case BinaryOp::kMax: return java_max(x, y);
-    case BinaryOp::kMinus1Mult: return 1.0 - x * y;
-    case BinaryOp::kMinusNz: return x != 0.0 ? x - y : 0.0;
-  }
-  return kNaN;
+  return with_op(op, [&](auto tag) { return cell<decltype(tag)::value>(x, y); });
 }
 
 Broadcast binary_broadcast(int64_t a_rows, int64_t a_cols, int64_t b_rows, int64_t b_cols) {
@@ -325,7 +380,14 @@ MatrixBlock binary_matrix_scalar(BinaryOp op, const MatrixBlock& a, double s, bo
     const double* x = a.dense_data();
     double* o = out.dense_data();
     const int64_t n = rows * cols;
-    for (int64_t i = 0; i < n; ++i) o[i] = f(x[i]);
+    with_op(op, [&](auto tag) {
+      constexpr BinaryOp kOp = decltype(tag)::value;
+      if (scalar_left) {
+        for (int64_t i = 0; i < n; ++i) o[i] = cell<kOp>(s, x[i]);
+      } else {
+        for (int64_t i = 0; i < n; ++i) o[i] = cell<kOp>(x[i], s);
+      }
+    });
   }
   out.examine_format();
   return out;

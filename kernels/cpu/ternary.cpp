@@ -30,6 +30,7 @@ const double* values_of(const TernaryArg& arg, MatrixBlock& holder, double& scal
     scalar = arg.matrix->get(0, 0);
     return nullptr;
   }
+  if (!arg.matrix->is_sparse()) return arg.matrix->dense_data();  // read in place
   holder = arg.matrix->to_dense();
   return holder.dense_data();
 }
