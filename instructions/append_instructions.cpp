@@ -20,11 +20,14 @@ class AppendInstruction final : public Instruction {
       inputs_ = {operand(0), operand(1)};
       out_ = operand(3);
       const std::string& flag = field(4);
-      if (flag == "true" || flag == "TRUE") cbind_ = true;
-      else if (flag == "false" || flag == "FALSE") cbind_ = false;
+      if (flag == "true" || flag == "TRUE")
+        cbind_ = true;
+      else if (flag == "false" || flag == "FALSE")
+        cbind_ = false;
       else
         DMLRT_FAIL(ParseError, where() << ": append expects true (cbind) or false (rbind) as its "
-                                          "last field, got '" << flag << "'");
+                                          "last field, got '"
+                                       << flag << "'");
       name_ = cbind_ ? "append (cbind)" : "append (rbind)";
     } else {
       expect_fields(2, static_cast<size_t>(-1));
@@ -35,12 +38,11 @@ class AppendInstruction final : public Instruction {
     }
     for (size_t i = 0; i < inputs_.size(); ++i)
       DMLRT_REQUIRE(inputs_[i].is_matrix(), ParseError,
-                    where() << ": " << name_ << " input " << i + 1 << " ("
-                            << inputs_[i].to_string() << ") is not a matrix; "
-                            << (cbind_ ? "cbind" : "rbind") << " takes matrices");
+                    where() << ": " << name_ << " input " << i + 1 << " (" << inputs_[i].to_string()
+                            << ") is not a matrix; " << (cbind_ ? "cbind" : "rbind")
+                            << " takes matrices");
     DMLRT_REQUIRE(out_.is_matrix(), ParseError,
-                  where() << ": " << name_ << " expects a matrix output, got "
-                          << out_.to_string());
+                  where() << ": " << name_ << " expects a matrix output, got " << out_.to_string());
   }
 
   void execute(ExecutionContext& ec) override {
@@ -51,15 +53,14 @@ class AppendInstruction final : public Instruction {
       blocks.push_back(held.back().get());
     }
     for (size_t i = 1; i < blocks.size(); ++i) {
-      const bool ok = cbind_ ? blocks[i]->rows() == blocks[0]->rows()
-                             : blocks[i]->cols() == blocks[0]->cols();
+      const bool ok =
+          cbind_ ? blocks[i]->rows() == blocks[0]->rows() : blocks[i]->cols() == blocks[0]->cols();
       DMLRT_REQUIRE(ok, ShapeError,
                     name_ << ": " << (cbind_ ? "row" : "column") << " counts differ: input 1 is "
                           << shape_of(*blocks[0]) << ", input " << i + 1 << " is "
                           << shape_of(*blocks[i]));
     }
-    ec.set_matrix(out_.name,
-                  cbind_ ? kernels::cpu::cbind(blocks) : kernels::cpu::rbind(blocks));
+    ec.set_matrix(out_.name, cbind_ ? kernels::cpu::cbind(blocks) : kernels::cpu::rbind(blocks));
   }
 
  private:

@@ -21,7 +21,8 @@ namespace {
 int64_t long_value(const ScalarValue& v) {
   if (v.type() != ValueType::kFP64 && v.type() != ValueType::kFP32) return v.to_int();
   const double d = v.to_double();
-  DMLRT_REQUIRE(std::isfinite(d), RuntimeError, "rand: invalid dimension " << format_double_java(d));
+  DMLRT_REQUIRE(std::isfinite(d), RuntimeError,
+                "rand: invalid dimension " << format_double_java(d));
   const double s = d > 0 ? 1.0 : (d < 0 ? -1.0 : 0.0);
   return static_cast<int64_t>(s * std::floor(std::fabs(d) + std::ldexp(1.0, -53)));
 }
@@ -44,8 +45,8 @@ uint64_t fresh_seed(int64_t base_seed) {
   if (base_seed != -1) return splitmix64(static_cast<uint64_t>(base_seed) ^ splitmix64(k));
   std::random_device rd;
   const uint64_t hw = (static_cast<uint64_t>(rd()) << 32) ^ rd();
-  const auto t = static_cast<uint64_t>(
-      std::chrono::high_resolution_clock::now().time_since_epoch().count());
+  const auto t =
+      static_cast<uint64_t>(std::chrono::high_resolution_clock::now().time_since_epoch().count());
   return splitmix64(hw ^ splitmix64(t ^ splitmix64(k)));
 }
 
@@ -69,9 +70,12 @@ class Rand final : public Instruction {
     seed_ = static_cast<int64_t>(seed);
     std::string pdf = field(7);
     for (auto& c : pdf) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (pdf == "uniform") spec_.pdf = kernels::cpu::RandPdf::kUniform;
-    else if (pdf == "normal") spec_.pdf = kernels::cpu::RandPdf::kNormal;
-    else if (pdf == "poisson") spec_.pdf = kernels::cpu::RandPdf::kPoisson;
+    if (pdf == "uniform")
+      spec_.pdf = kernels::cpu::RandPdf::kUniform;
+    else if (pdf == "normal")
+      spec_.pdf = kernels::cpu::RandPdf::kNormal;
+    else if (pdf == "poisson")
+      spec_.pdf = kernels::cpu::RandPdf::kPoisson;
     else
       DMLRT_FAIL(ParseError, where() << ": rand: unsupported distribution '" << field(7)
                                      << "' (expected uniform, normal or poisson)");
@@ -86,15 +90,13 @@ class Rand final : public Instruction {
     spec.rows = long_value(ec.scalar(rows_));
     spec.cols = long_value(ec.scalar(cols_));
     // SystemDS: "Invalid matrix characteristics: -1x2, 1.0".
-    DMLRT_REQUIRE(spec.rows >= 0 && spec.cols >= 0 && spec.sparsity >= 0.0 &&
-                      spec.sparsity <= 1.0,
+    DMLRT_REQUIRE(spec.rows >= 0 && spec.cols >= 0 && spec.sparsity >= 0.0 && spec.sparsity <= 1.0,
                   RuntimeError,
                   "rand: invalid matrix characteristics: " << spec.rows << "x" << spec.cols
                                                            << ", sparsity "
                                                            << format_double_java(spec.sparsity));
     DMLRT_REQUIRE(spec.pdf != kernels::cpu::RandPdf::kPoisson || spec.lambda > 0.0, RuntimeError,
-                  "rand: poisson lambda must be positive, got "
-                      << format_double_java(spec.lambda));
+                  "rand: poisson lambda must be positive, got " << format_double_java(spec.lambda));
     spec.seed = seed_ == -1 ? fresh_seed(ec.options().seed) : static_cast<uint64_t>(seed_);
     ec.set_matrix(out_.name, kernels::cpu::rand_matrix(spec));
   }
@@ -125,9 +127,9 @@ class Seq final : public Instruction {
     incr_ = operand(5);
     out_ = operand(6);
     for (const Operand* op : {&from_, &to_, &incr_})
-      DMLRT_REQUIRE(op->is_scalar(), ParseError,
-                    where() << ": seq expects scalar from, to and incr operands, got "
-                            << op->to_string());
+      DMLRT_REQUIRE(
+          op->is_scalar(), ParseError,
+          where() << ": seq expects scalar from, to and incr operands, got " << op->to_string());
     DMLRT_REQUIRE(out_.is_matrix(), ParseError,
                   where() << ": seq expects a matrix output, got " << out_.to_string());
   }
@@ -141,15 +143,15 @@ class Seq final : public Instruction {
     // seq(3, 1, 1) is 3 2 1 while seq(3, 1, 2) is an error.
     if (from > to && incr == 1.0) incr = -1.0;
     DMLRT_REQUIRE(!((from > to && incr > 0) || incr == 0.0), RuntimeError,
-                  "seq: wrong sequence increment: from=" << format_double_java(from) << ", to="
-                                                         << format_double_java(to) << ", incr="
-                                                         << format_double_java(incr));
-    DMLRT_REQUIRE(std::isfinite(from) && std::isfinite(to) && std::isfinite(incr) &&
-                      !(from < to && incr < 0),
-                  RuntimeError,
-                  "seq: invalid seq parameters: (" << format_double_java(from) << ", "
-                                                   << format_double_java(to) << ", "
-                                                   << format_double_java(incr) << ")");
+                  "seq: wrong sequence increment: from=" << format_double_java(from)
+                                                         << ", to=" << format_double_java(to)
+                                                         << ", incr=" << format_double_java(incr));
+    DMLRT_REQUIRE(
+        std::isfinite(from) && std::isfinite(to) && std::isfinite(incr) && !(from < to && incr < 0),
+        RuntimeError,
+        "seq: invalid seq parameters: (" << format_double_java(from) << ", "
+                                         << format_double_java(to) << ", "
+                                         << format_double_java(incr) << ")");
     ec.set_matrix(out_.name, kernels::cpu::seq_column(from, to, incr));
   }
 

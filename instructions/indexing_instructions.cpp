@@ -30,7 +30,8 @@ struct IndexRange {
 // Shared parsing of the four bound operands and the bounds check against the indexed matrix.
 class IndexingInstruction : public Instruction {
  protected:
-  IndexingInstruction(InstructionText t, const char* name) : Instruction(std::move(t)), name_(name) {}
+  IndexingInstruction(InstructionText t, const char* name)
+      : Instruction(std::move(t)), name_(name) {}
 
   void parse_bounds(size_t first) {
     for (size_t i = 0; i < 4; ++i) {
@@ -75,9 +76,9 @@ class RightIndex final : public IndexingInstruction {
                   where() << ": rightIndex expects a matrix input, got " << in_.to_string());
     parse_bounds(1);
     out_ = operand(5);
-    DMLRT_REQUIRE(out_.is_matrix() || out_.is_scalar(), ParseError,
-                  where() << ": rightIndex expects a matrix or scalar output, got "
-                          << out_.to_string());
+    DMLRT_REQUIRE(
+        out_.is_matrix() || out_.is_scalar(), ParseError,
+        where() << ": rightIndex expects a matrix or scalar output, got " << out_.to_string());
   }
 
   void execute(ExecutionContext& ec) override {
@@ -123,17 +124,15 @@ class LeftIndex final : public IndexingInstruction {
     const IndexRange r = range(ec, *x);
     if (rhs_.is_scalar()) {
       const double v = ec.scalar(rhs_).to_double();
-      ec.set_matrix(out_.name,
-                    kernels::cpu::assign_scalar(*x, v, r.rl - 1, r.ru, r.cl - 1, r.cu));
+      ec.set_matrix(out_.name, kernels::cpu::assign_scalar(*x, v, r.rl - 1, r.ru, r.cl - 1, r.cu));
       return;
     }
     auto y = ec.matrix(rhs_);
     DMLRT_REQUIRE(y->rows() == r.rows() && y->cols() == r.cols(), ShapeError,
-                  "leftIndex: the right-hand side is " << shape_of(*y) << " but the target range ["
-                                                       << r.rl << ":" << r.ru << ", " << r.cl
-                                                       << ":" << r.cu << "] of the "
-                                                       << shape_of(*x) << " matrix is "
-                                                       << r.rows() << "x" << r.cols());
+                  "leftIndex: the right-hand side is "
+                      << shape_of(*y) << " but the target range [" << r.rl << ":" << r.ru << ", "
+                      << r.cl << ":" << r.cu << "] of the " << shape_of(*x) << " matrix is "
+                      << r.rows() << "x" << r.cols());
     ec.set_matrix(out_.name, kernels::cpu::assign_range(*x, *y, r.rl - 1, r.cl - 1));
   }
 

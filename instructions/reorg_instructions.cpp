@@ -28,12 +28,12 @@ class ReorgInstruction : public Instruction {
   void parse_in_out(size_t in_pos, size_t out_pos) {
     in_ = operand(in_pos);
     out_ = operand(out_pos);
-    DMLRT_REQUIRE(in_.is_matrix(), ParseError,
-                  where() << ": " << opcode() << " expects a matrix input, got "
-                          << in_.to_string());
-    DMLRT_REQUIRE(out_.is_matrix(), ParseError,
-                  where() << ": " << opcode() << " expects a matrix output, got "
-                          << out_.to_string());
+    DMLRT_REQUIRE(
+        in_.is_matrix(), ParseError,
+        where() << ": " << opcode() << " expects a matrix input, got " << in_.to_string());
+    DMLRT_REQUIRE(
+        out_.is_matrix(), ParseError,
+        where() << ": " << opcode() << " expects a matrix output, got " << out_.to_string());
   }
 
   Operand in_, out_;
@@ -74,9 +74,9 @@ class Diag final : public ReorgInstruction {
     auto in = ec.matrix(in_);
     // SystemDS's validator rejects other shapes at compile time ("diag can either: (1) create
     // diagonal matrix from (n x 1) matrix, or (2) take diagonal from a square matrix").
-    DMLRT_REQUIRE(in->cols() == 1 || in->rows() == in->cols(), ShapeError,
-                  "rdiag: expects a column vector (n x 1) or a square matrix, got "
-                      << shape_of(*in));
+    DMLRT_REQUIRE(
+        in->cols() == 1 || in->rows() == in->cols(), ShapeError,
+        "rdiag: expects a column vector (n x 1) or a square matrix, got " << shape_of(*in));
     ec.set_matrix(out_.name, kernels::cpu::diag(*in));
   }
 };

@@ -27,9 +27,9 @@ class Solve final : public Instruction {
     auto b = ec.matrix(b_);
     DMLRT_REQUIRE(a->rows() == a->cols(), ShapeError,
                   "solve: A must be square, got " << shape_of(*a));
-    DMLRT_REQUIRE(b->rows() == a->rows(), ShapeError,
-                  "solve: A is " << shape_of(*a) << " but b is " << shape_of(*b)
-                                 << " (row counts differ)");
+    DMLRT_REQUIRE(
+        b->rows() == a->rows(), ShapeError,
+        "solve: A is " << shape_of(*a) << " but b is " << shape_of(*b) << " (row counts differ)");
     ec.set_matrix(out_.name, kernels::cpu::solve(*a, *b));
   }
 
@@ -40,7 +40,8 @@ class Solve final : public Instruction {
 }  // namespace
 
 InstructionPtr make_solve(InstructionText text) {
-  DMLRT_REQUIRE(text.opcode == "solve", ParseError, "solve: unknown opcode '" << text.opcode << "'");
+  DMLRT_REQUIRE(text.opcode == "solve", ParseError,
+                "solve: unknown opcode '" << text.opcode << "'");
   return std::make_unique<Solve>(std::move(text));
 }
 

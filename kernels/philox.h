@@ -63,8 +63,10 @@ DMLRT_HD inline Philox4x32 philox4x32_10(uint32_t c0, uint32_t c1, uint32_t c2, 
 class PhiloxCellStream {
  public:
   DMLRT_HD PhiloxCellStream(uint64_t seed, uint64_t cell)
-      : k0_(static_cast<uint32_t>(seed)), k1_(static_cast<uint32_t>(seed >> 32)),
-        c0_(static_cast<uint32_t>(cell)), c1_(static_cast<uint32_t>(cell >> 32)) {}
+      : k0_(static_cast<uint32_t>(seed)),
+        k1_(static_cast<uint32_t>(seed >> 32)),
+        c0_(static_cast<uint32_t>(cell)),
+        c1_(static_cast<uint32_t>(cell >> 32)) {}
 
   DMLRT_HD uint32_t next_u32() {
     if (pos_ == 4) {
@@ -76,8 +78,8 @@ class PhiloxCellStream {
 
   // Uniform in [0, 1) with 53 random bits (two words).
   DMLRT_HD double next_double() {
-    const uint64_t a = next_u32() >> 5;  // 27 bits
-    const uint64_t b = next_u32() >> 6;  // 26 bits
+    const uint64_t a = next_u32() >> 5;                                      // 27 bits
+    const uint64_t b = next_u32() >> 6;                                      // 26 bits
     return static_cast<double>((a << 26) | b) * (1.0 / 9007199254740992.0);  // 2^-53
   }
 

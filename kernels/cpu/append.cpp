@@ -55,9 +55,9 @@ MatrixBlock cbind(const std::vector<const MatrixBlock*>& inputs) {
   int64_t n = 0;
   for (size_t i = 0; i < inputs.size(); ++i) {
     DMLRT_REQUIRE(inputs[i]->rows() == m, ShapeError,
-                  "cbind: row counts differ: input 1 is " << dims_string(inputs[0]->rows(), inputs[0]->cols()) << ", input "
-                                                          << i + 1 << " is "
-                                                          << dims_string(inputs[i]->rows(), inputs[i]->cols()));
+                  "cbind: row counts differ: input 1 is "
+                      << dims_string(inputs[0]->rows(), inputs[0]->cols()) << ", input " << i + 1
+                      << " is " << dims_string(inputs[i]->rows(), inputs[i]->cols()));
     n += inputs[i]->cols();
   }
   const int64_t nnz = total_nnz(inputs);
@@ -95,9 +95,9 @@ MatrixBlock rbind(const std::vector<const MatrixBlock*>& inputs) {
   int64_t m = 0;
   for (size_t i = 0; i < inputs.size(); ++i) {
     DMLRT_REQUIRE(inputs[i]->cols() == n, ShapeError,
-                  "rbind: column counts differ: input 1 is " << dims_string(inputs[0]->rows(), inputs[0]->cols())
-                                                             << ", input " << i + 1 << " is "
-                                                             << dims_string(inputs[i]->rows(), inputs[i]->cols()));
+                  "rbind: column counts differ: input 1 is "
+                      << dims_string(inputs[0]->rows(), inputs[0]->cols()) << ", input " << i + 1
+                      << " is " << dims_string(inputs[i]->rows(), inputs[i]->cols()));
     m += inputs[i]->rows();
   }
   const int64_t nnz = total_nnz(inputs);

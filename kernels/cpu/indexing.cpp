@@ -10,11 +10,10 @@ namespace dmlrt::kernels::cpu {
 namespace {
 
 void check_range(const MatrixBlock& b, int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
-  DMLRT_REQUIRE(0 <= r0 && r0 <= r1 && r1 <= b.rows() && 0 <= c0 && c0 <= c1 && c1 <= b.cols(),
-                ShapeError,
-                "index range [" << r0 << ", " << r1 << ") x [" << c0 << ", " << c1
-                                << ") out of bounds for a " << dims_string(b.rows(), b.cols())
-                                << " matrix");
+  DMLRT_REQUIRE(
+      0 <= r0 && r0 <= r1 && r1 <= b.rows() && 0 <= c0 && c0 <= c1 && c1 <= b.cols(), ShapeError,
+      "index range [" << r0 << ", " << r1 << ") x [" << c0 << ", " << c1 << ") out of bounds for a "
+                      << dims_string(b.rows(), b.cols()) << " matrix");
 }
 
 // [lo, hi) positions of a CSR row's entries whose column lies in [c0, c1).
@@ -73,8 +72,8 @@ MatrixBlock slice(const MatrixBlock& in, int64_t r0, int64_t r1, int64_t c0, int
     }
     row_ptr[static_cast<size_t>(r + 1)] = static_cast<int64_t>(values.size());
   }
-  MatrixBlock out = MatrixBlock::csr(p, q, std::move(row_ptr), std::move(col_idx),
-                                     std::move(values));
+  MatrixBlock out =
+      MatrixBlock::csr(p, q, std::move(row_ptr), std::move(col_idx), std::move(values));
   out.examine_format();
   return out;
 }
@@ -84,8 +83,7 @@ MatrixBlock assign_range(const MatrixBlock& target, const MatrixBlock& rhs, int6
   const int64_t p = rhs.rows(), q = rhs.cols();
   check_range(target, r0, r0 + p, c0, c0 + q);
   const int64_t m = target.rows(), n = target.cols();
-  const int64_t out_nnz =
-      target.nnz() - nnz_in_range(target, r0, r0 + p, c0, c0 + q) + rhs.nnz();
+  const int64_t out_nnz = target.nnz() - nnz_in_range(target, r0, r0 + p, c0, c0 + q) + rhs.nnz();
 
   if (target.is_sparse() && MatrixBlock::prefers_sparse(m, n, out_nnz)) {
     // Row-wise merge: target entries left of the range, rhs row, target entries right of it.
@@ -128,8 +126,8 @@ MatrixBlock assign_range(const MatrixBlock& target, const MatrixBlock& rhs, int6
       }
       row_ptr[static_cast<size_t>(r + 1)] = static_cast<int64_t>(values.size());
     }
-    MatrixBlock out = MatrixBlock::csr(m, n, std::move(row_ptr), std::move(col_idx),
-                                       std::move(values));
+    MatrixBlock out =
+        MatrixBlock::csr(m, n, std::move(row_ptr), std::move(col_idx), std::move(values));
     out.examine_format();
     return out;
   }
@@ -137,7 +135,8 @@ MatrixBlock assign_range(const MatrixBlock& target, const MatrixBlock& rhs, int6
   MatrixBlock out = target.to_dense();  // (m, n) row-major copy
   double* b = out.dense_data();
   if (rhs.is_sparse()) {
-    for (int64_t r = 0; r < p; ++r) std::fill(b + (r0 + r) * n + c0, b + (r0 + r) * n + c0 + q, 0.0);
+    for (int64_t r = 0; r < p; ++r)
+      std::fill(b + (r0 + r) * n + c0, b + (r0 + r) * n + c0 + q, 0.0);
     const auto& rrp = rhs.row_ptr();
     for (int64_t r = 0; r < p; ++r)
       for (int64_t k = rrp[r]; k < rrp[r + 1]; ++k)
@@ -156,7 +155,8 @@ MatrixBlock assign_scalar(const MatrixBlock& target, double value, int64_t r0, i
   const int64_t p = r1 - r0, q = c1 - c0;
   // A constant block in the rhs form reuses assign_range's sparse merge; an all-zero one is CSR
   // so that zeroing cells of a sparse target stays sparse.
-  MatrixBlock rhs = value == 0.0 ? MatrixBlock::empty_sparse(p, q) : MatrixBlock::dense(p, q, value);
+  MatrixBlock rhs =
+      value == 0.0 ? MatrixBlock::empty_sparse(p, q) : MatrixBlock::dense(p, q, value);
   return assign_range(target, rhs, r0, c0);
 }
 

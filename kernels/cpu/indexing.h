@@ -13,8 +13,7 @@ namespace dmlrt::kernels::cpu {
 MatrixBlock slice(const MatrixBlock& in, int64_t r0, int64_t r1, int64_t c0, int64_t c1);
 
 // A copy of `target` (m, n) with the (p, q) block at (r0, c0) replaced by `rhs` (p, q).
-MatrixBlock assign_range(const MatrixBlock& target, const MatrixBlock& rhs, int64_t r0,
-                         int64_t c0);
+MatrixBlock assign_range(const MatrixBlock& target, const MatrixBlock& rhs, int64_t r0, int64_t c0);
 
 // A copy of `target` with rows [r0, r1) x columns [c0, c1) set to `value`.
 MatrixBlock assign_scalar(const MatrixBlock& target, double value, int64_t r0, int64_t r1,

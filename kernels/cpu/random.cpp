@@ -64,8 +64,8 @@ MatrixBlock rand_matrix(const RandSpec& spec) {
       }
       row_ptr[static_cast<size_t>(r + 1)] = static_cast<int64_t>(values.size());
     }
-    MatrixBlock b = MatrixBlock::csr(rows, cols, std::move(row_ptr), std::move(col_idx),
-                                     std::move(values));
+    MatrixBlock b =
+        MatrixBlock::csr(rows, cols, std::move(row_ptr), std::move(col_idx), std::move(values));
     b.examine_format();
     return b;
   }

@@ -13,12 +13,12 @@ enum class RandPdf { kUniform, kNormal, kPoisson };
 struct RandSpec {
   int64_t rows = 0;
   int64_t cols = 0;
-  double min = 0.0;       // uniform: values in [min, max) (min > max is allowed, as in SystemDS)
+  double min = 0.0;  // uniform: values in [min, max) (min > max is allowed, as in SystemDS)
   double max = 1.0;
   double sparsity = 1.0;  // probability of a cell being drawn (nonzero), in [0, 1]
   uint64_t seed = 0;      // Philox key; the caller resolves SystemDS's seed -1
   RandPdf pdf = RandPdf::kUniform;
-  double lambda = 1.0;    // poisson mean
+  double lambda = 1.0;  // poisson mean
 };
 
 // (rows, cols) random block in the format SystemDS would pick. Cell (r, c) takes the Philox

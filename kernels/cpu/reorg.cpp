@@ -78,8 +78,8 @@ MatrixBlock transpose(const MatrixBlock& in) {
       col_idx[p] = static_cast<int32_t>(i);
       values[p] = v[k];
     }
-  MatrixBlock out = MatrixBlock::csr(n, m, std::move(row_ptr), std::move(col_idx),
-                                     std::move(values));
+  MatrixBlock out =
+      MatrixBlock::csr(n, m, std::move(row_ptr), std::move(col_idx), std::move(values));
   out.examine_format();
   return out;
 }
@@ -88,8 +88,8 @@ MatrixBlock reshape(const MatrixBlock& in, int64_t rows, int64_t cols, bool byro
   const int64_t m = in.rows(), n = in.cols();
   DMLRT_REQUIRE(rows >= 0 && cols >= 0 && rows * cols == m * n, ShapeError,
                 "reshape: cannot reshape a " << dims_string(m, n) << " matrix (" << m * n
-                                             << " cells) into " << dims_string(rows, cols)
-                                             << " (" << rows * cols << " cells)");
+                                             << " cells) into " << dims_string(rows, cols) << " ("
+                                             << rows * cols << " cells)");
   if (!in.is_sparse()) {
     MatrixBlock out = MatrixBlock::dense(rows, cols, 0.0);  // (rows, cols) row-major
     const double* a = in.dense_data();
@@ -123,13 +123,15 @@ MatrixBlock reshape(const MatrixBlock& in, int64_t rows, int64_t cols, bool byro
         if (v[k] == 0.0) continue;
         const int64_t idx = i * n + ci[k];
         const int64_t r = idx / cols;
-        while (cur_row < r) row_ptr[static_cast<size_t>(++cur_row)] = static_cast<int64_t>(values.size());
+        while (cur_row < r)
+          row_ptr[static_cast<size_t>(++cur_row)] = static_cast<int64_t>(values.size());
         col_idx.push_back(static_cast<int32_t>(idx % cols));
         values.push_back(v[k]);
       }
-    while (cur_row < rows) row_ptr[static_cast<size_t>(++cur_row)] = static_cast<int64_t>(values.size());
-    MatrixBlock out = MatrixBlock::csr(rows, cols, std::move(row_ptr), std::move(col_idx),
-                                       std::move(values));
+    while (cur_row < rows)
+      row_ptr[static_cast<size_t>(++cur_row)] = static_cast<int64_t>(values.size());
+    MatrixBlock out =
+        MatrixBlock::csr(rows, cols, std::move(row_ptr), std::move(col_idx), std::move(values));
     out.examine_format();
     return out;
   }
@@ -165,14 +167,14 @@ MatrixBlock diag(const MatrixBlock& in) {
       }
       row_ptr[static_cast<size_t>(i + 1)] = static_cast<int64_t>(values.size());
     }
-    MatrixBlock out = MatrixBlock::csr(m, m, std::move(row_ptr), std::move(col_idx),
-                                       std::move(values));
+    MatrixBlock out =
+        MatrixBlock::csr(m, m, std::move(row_ptr), std::move(col_idx), std::move(values));
     out.examine_format();
     return out;
   }
-  DMLRT_REQUIRE(m == n, ShapeError,
-                "diag: expects a column vector (n x 1) or a square matrix, got "
-                    << dims_string(m, n));
+  DMLRT_REQUIRE(
+      m == n, ShapeError,
+      "diag: expects a column vector (n x 1) or a square matrix, got " << dims_string(m, n));
   MatrixBlock out = MatrixBlock::dense(m, 1, 0.0);  // (n, 1)
   double* b = out.dense_data();
   for (int64_t i = 0; i < m; ++i) b[i] = in.get(i, i);
@@ -204,8 +206,8 @@ MatrixBlock reverse_rows(const MatrixBlock& in) {
     values.insert(values.end(), v.begin() + rp[src], v.begin() + rp[src + 1]);
     row_ptr[static_cast<size_t>(i + 1)] = static_cast<int64_t>(values.size());
   }
-  MatrixBlock out = MatrixBlock::csr(m, n, std::move(row_ptr), std::move(col_idx),
-                                     std::move(values));
+  MatrixBlock out =
+      MatrixBlock::csr(m, n, std::move(row_ptr), std::move(col_idx), std::move(values));
   out.examine_format();
   return out;
 }

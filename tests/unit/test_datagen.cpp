@@ -2,7 +2,6 @@
 // normal and poisson draws over 1e5 cells, sparsity, constants, determinism and seeds, and seq's
 // SystemDS length/rounding rules and error messages (values from SystemDS runs).
 #include <catch2/catch.hpp>
-
 #include <cmath>
 
 #include "common/compare.h"
@@ -227,8 +226,9 @@ TEST_CASE("rand poisson: integer values with mean and variance lambda", "[datage
 TEST_CASE("rand dimensions from variables and empty shapes", "[datagen]") {
   TestContext t;
   t.set_scalar("r", ScalarValue::fp64(3.0));
-  t.run("CP°rand°r·SCALAR·FP64·false°4·SCALAR·INT64·true°1000°0.0°1.0°1.0°7°uniform°1.0°2°"
-        "X·MATRIX·FP64");
+  t.run(
+      "CP°rand°r·SCALAR·FP64·false°4·SCALAR·INT64·true°1000°0.0°1.0°1.0°7°uniform°1.0°2°"
+      "X·MATRIX·FP64");
   REQUIRE(t.matrix("X").rows() == 3);
   REQUIRE(t.matrix("X").cols() == 4);
   t.run(rand_ins(0, 5, "0.0", "1.0", "1.0", "7"));
@@ -237,8 +237,9 @@ TEST_CASE("rand dimensions from variables and empty shapes", "[datagen]") {
   t.run(rand_ins(1, 1, "2.0", "3.0", "1.0", "7"));
   REQUIRE(t.matrix("X").get(0, 0) >= 2.0);
   // Without the optional thread count.
-  t.run("CP°rand°2·SCALAR·INT64·true°2·SCALAR·INT64·true°1000°0.0°1.0°1.0°7°uniform°1.0°"
-        "X·MATRIX·FP64");
+  t.run(
+      "CP°rand°2·SCALAR·INT64·true°2·SCALAR·INT64·true°1000°0.0°1.0°1.0°7°uniform°1.0°"
+      "X·MATRIX·FP64");
   REQUIRE(t.matrix("X").size() == 4);
 }
 
@@ -298,8 +299,9 @@ TEST_CASE("seq lengths and values follow SystemDS", "[datagen]") {
     REQUIRE(t.matrix("S").get(43, 0) == 4.300000000000001);
   }
   SECTION("integer sequences, single elements and the default increment") {
-    t.run("CP°seq°5°1°1000°1·SCALAR·INT64·true°3·SCALAR·INT64·true°0.5·SCALAR·FP64·true°"
-          "S·MATRIX·FP64");
+    t.run(
+        "CP°seq°5°1°1000°1·SCALAR·INT64·true°3·SCALAR·INT64·true°0.5·SCALAR·FP64·true°"
+        "S·MATRIX·FP64");
     DMLRT_REQUIRE_CLOSE(t.matrix("S"), 5, 1, {1, 1.5, 2, 2.5, 3});
     t.run(seq_ins("3", "1", "-1"));
     DMLRT_REQUIRE_CLOSE(t.matrix("S"), 3, 1, {3, 2, 1});

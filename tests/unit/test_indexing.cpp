@@ -30,8 +30,8 @@ std::string right(int64_t rl, int64_t ru, int64_t cl, int64_t cu, const std::str
 }
 
 std::string left(const std::string& rhs, int64_t rl, int64_t ru, int64_t cl, int64_t cu) {
-  return "CP°leftIndex°X·MATRIX·FP64°" + rhs + "°" + lit(rl) + "°" + lit(ru) + "°" + lit(cl) +
-         "°" + lit(cu) + "°Y·MATRIX·FP64";
+  return "CP°leftIndex°X·MATRIX·FP64°" + rhs + "°" + lit(rl) + "°" + lit(ru) + "°" + lit(cl) + "°" +
+         lit(cu) + "°Y·MATRIX·FP64";
 }
 
 }  // namespace
@@ -64,8 +64,9 @@ TEST_CASE("rightIndex into a scalar output (as.scalar(X[i,j]) and X[i,j])", "[in
   // Index bounds from FP64 variables, as SystemDS compiles them after as.scalar().
   t.set_scalar("i", ScalarValue::fp64(3.0));
   t.set_scalar("j", ScalarValue::fp64(1.0));
-  t.run("CP°rightIndex°X·MATRIX·FP64°i·SCALAR·FP64·false°i·SCALAR·FP64·false°j·SCALAR·FP64·false°"
-        "j·SCALAR·FP64·false°s·SCALAR·FP64");
+  t.run(
+      "CP°rightIndex°X·MATRIX·FP64°i·SCALAR·FP64·false°i·SCALAR·FP64·false°j·SCALAR·FP64·false°"
+      "j·SCALAR·FP64·false°s·SCALAR·FP64");
   REQUIRE(t.scalar("s").to_double() == 9.0);
   REQUIRE_THROWS_WITH(t.run(right(1, 2, 1, 1, "s·SCALAR·FP64")),
                       "rightIndex: a scalar output needs a single cell, got rows 1:2, columns 1:1 "
@@ -78,7 +79,9 @@ TEST_CASE("rightIndex on random, sparse and ultra-sparse blocks", "[indexing]") 
   const MatrixBlock a = random_block(203, 97, sp, seed_from("rightIndex"), -1, 1, as_sparse);
   TestContext t;
   t.set_matrix("X", a);
-  struct R { int64_t rl, ru, cl, cu; };
+  struct R {
+    int64_t rl, ru, cl, cu;
+  };
   for (const R r : {R{1, 203, 1, 97}, R{17, 150, 3, 64}, R{203, 203, 97, 97}, R{5, 5, 1, 97},
                     R{1, 203, 50, 50}}) {
     t.run(right(r.rl, r.ru, r.cl, r.cu, "W·MATRIX·FP64"));
@@ -151,7 +154,8 @@ TEST_CASE("leftIndex on random sparse targets keeps the SystemDS format", "[inde
   const double sp = GENERATE(1.0, 0.1, 0.001);
   const double rhs_sp = GENERATE(1.0, 0.1, 0.0);
   const MatrixBlock a = random_block(150, 120, sp, seed_from("leftIndex"), -1, 1, sp < 1.0);
-  const MatrixBlock b = random_block(31, 17, rhs_sp, seed_from("leftIndex rhs"), 2, 3, rhs_sp < 1.0);
+  const MatrixBlock b =
+      random_block(31, 17, rhs_sp, seed_from("leftIndex rhs"), 2, 3, rhs_sp < 1.0);
   TestContext t;
   t.set_matrix("X", a);
   t.set_matrix("B", b);

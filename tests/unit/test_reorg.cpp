@@ -52,10 +52,13 @@ TEST_CASE("r' transposes dense and sparse blocks", "[reorg]") {
 }
 
 TEST_CASE("r' on random, sparse, ultra-sparse, odd and empty shapes", "[reorg]") {
-  struct Case { int64_t m, n; double sp; };
-  const Case c = GENERATE(Case{1, 1, 1.0}, Case{37, 53, 1.0}, Case{70, 45, 0.1},
-                          Case{300, 200, 0.001}, Case{0, 5, 1.0}, Case{5, 0, 1.0},
-                          Case{1, 33, 0.5});
+  struct Case {
+    int64_t m, n;
+    double sp;
+  };
+  const Case c =
+      GENERATE(Case{1, 1, 1.0}, Case{37, 53, 1.0}, Case{70, 45, 0.1}, Case{300, 200, 0.001},
+               Case{0, 5, 1.0}, Case{5, 0, 1.0}, Case{1, 33, 0.5});
   const bool as_sparse = GENERATE(false, true);
   const MatrixBlock a = random_block(c.m, c.n, c.sp, seed_from("r'") + c.m, -1, 1, as_sparse);
   TestContext t;
@@ -75,21 +78,24 @@ TEST_CASE("rshape follows matrix(X, rows, cols, byrow)", "[reorg]") {
   TestContext t;
   t.set_matrix("X", x34(sparse));
   SECTION("byrow=TRUE keeps the row-major cell order") {
-    t.run("CP°rshape°X·MATRIX·FP64°2·SCALAR·INT64·true°6·SCALAR·INT64·true°-1·SCALAR·STRING·true°"
-          "true·SCALAR·BOOLEAN·true°Y·MATRIX·FP64");
+    t.run(
+        "CP°rshape°X·MATRIX·FP64°2·SCALAR·INT64·true°6·SCALAR·INT64·true°-1·SCALAR·STRING·true°"
+        "true·SCALAR·BOOLEAN·true°Y·MATRIX·FP64");
     DMLRT_REQUIRE_CLOSE(t.matrix("Y"), 2, 6, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
   }
   SECTION("byrow=FALSE uses the column-major cell order (SystemDS output)") {
-    t.run("CP°rshape°X·MATRIX·FP64°6·SCALAR·INT64·true°2·SCALAR·INT64·true°-1·SCALAR·STRING·true°"
-          "false·SCALAR·BOOLEAN·true°Y·MATRIX·FP64");
+    t.run(
+        "CP°rshape°X·MATRIX·FP64°6·SCALAR·INT64·true°2·SCALAR·INT64·true°-1·SCALAR·STRING·true°"
+        "false·SCALAR·BOOLEAN·true°Y·MATRIX·FP64");
     // SystemDS: matrix(X, rows=6, cols=2, byrow=FALSE) prints 1 3 / 5 7 / 9 11 / 2 4 / 6 8 / 10 12
     DMLRT_REQUIRE_CLOSE(t.matrix("Y"), 6, 2, {1, 3, 5, 7, 9, 11, 2, 4, 6, 8, 10, 12});
   }
   SECTION("to a column vector and back, with variable dims") {
     t.set_scalar("r", dmlrt::inst::ScalarValue::int64(12));
     t.set_scalar("c", dmlrt::inst::ScalarValue::fp64(1.0));
-    t.run("CP°rshape°X·MATRIX·FP64°r·SCALAR·INT64·false°c·SCALAR·FP64·false°-1·SCALAR·STRING·true°"
-          "false·SCALAR·BOOLEAN·true°Y·MATRIX·FP64");
+    t.run(
+        "CP°rshape°X·MATRIX·FP64°r·SCALAR·INT64·false°c·SCALAR·FP64·false°-1·SCALAR·STRING·true°"
+        "false·SCALAR·BOOLEAN·true°Y·MATRIX·FP64");
     DMLRT_REQUIRE_CLOSE(t.matrix("Y"), 12, 1, {1, 5, 9, 2, 6, 10, 3, 7, 11, 4, 8, 12});
   }
 }
@@ -180,7 +186,10 @@ TEST_CASE("rev reverses the row order", "[reorg]") {
     DMLRT_REQUIRE_CLOSE(t.matrix("Y"), 3, 4, {9, 10, 11, 12, 5, 6, 7, 8, 1, 2, 3, 4});
   }
   SECTION("random shapes") {
-    struct Case { int64_t m, n; double sp; };
+    struct Case {
+      int64_t m, n;
+      double sp;
+    };
     const Case c = GENERATE(Case{1, 1, 1.0}, Case{41, 7, 1.0}, Case{100, 30, 0.1},
                             Case{400, 100, 0.001}, Case{0, 3, 1.0}, Case{3, 0, 1.0});
     const MatrixBlock a = random_block(c.m, c.n, c.sp, seed_from("rev") + c.n, -1, 1, c.sp < 1);
