@@ -20,12 +20,12 @@ BinaryOp binary_op_of(const std::string& opcode) {
     const char* name;
     BinaryOp op;
   } kOps[] = {
-      {"+", BinaryOp::kPlus},      {"-", BinaryOp::kMinus},  {"*", BinaryOp::kMult},
-      {"/", BinaryOp::kDiv},       {"^", BinaryOp::kPow},    {"%%", BinaryOp::kMod},
-      {"%/%", BinaryOp::kIntDiv},  {"==", BinaryOp::kEq},    {"!=", BinaryOp::kNeq},
-      {"<", BinaryOp::kLt},        {">", BinaryOp::kGt},     {"<=", BinaryOp::kLe},
-      {">=", BinaryOp::kGe},       {"&&", BinaryOp::kAnd},   {"||", BinaryOp::kOr},
-      {"min", BinaryOp::kMin},     {"max", BinaryOp::kMax},  {"1-*", BinaryOp::kMinus1Mult},
+      {"+", BinaryOp::kPlus},      {"-", BinaryOp::kMinus}, {"*", BinaryOp::kMult},
+      {"/", BinaryOp::kDiv},       {"^", BinaryOp::kPow},   {"%%", BinaryOp::kMod},
+      {"%/%", BinaryOp::kIntDiv},  {"==", BinaryOp::kEq},   {"!=", BinaryOp::kNeq},
+      {"<", BinaryOp::kLt},        {">", BinaryOp::kGt},    {"<=", BinaryOp::kLe},
+      {">=", BinaryOp::kGe},       {"&&", BinaryOp::kAnd},  {"||", BinaryOp::kOr},
+      {"min", BinaryOp::kMin},     {"max", BinaryOp::kMax}, {"1-*", BinaryOp::kMinus1Mult},
       {"-nz", BinaryOp::kMinusNz},
   };
   for (const auto& e : kOps)
@@ -40,12 +40,18 @@ bool is_comparison(BinaryOp op) {
 
 bool compare_result(BinaryOp op, int c) {  // c = sign of (x <=> y)
   switch (op) {
-    case BinaryOp::kEq: return c == 0;
-    case BinaryOp::kNeq: return c != 0;
-    case BinaryOp::kLt: return c < 0;
-    case BinaryOp::kGt: return c > 0;
-    case BinaryOp::kLe: return c <= 0;
-    default: return c >= 0;  // kGe
+    case BinaryOp::kEq:
+      return c == 0;
+    case BinaryOp::kNeq:
+      return c != 0;
+    case BinaryOp::kLt:
+      return c < 0;
+    case BinaryOp::kGt:
+      return c > 0;
+    case BinaryOp::kLe:
+      return c <= 0;
+    default:
+      return c >= 0;  // kGe
   }
 }
 
@@ -73,7 +79,8 @@ ScalarValue scalar_binary(const std::string& opcode, BinaryOp op, const ScalarVa
       return ScalarValue::boolean(compare_result(op, c));
     }
     if (is_fp(x) || is_fp(y))
-      return ScalarValue::boolean(kernels::cpu::binary_apply(op, x.to_double(), y.to_double()) != 0);
+      return ScalarValue::boolean(kernels::cpu::binary_apply(op, x.to_double(), y.to_double()) !=
+                                  0);
     const int64_t a = x.to_int(), b = y.to_int();  // longs, or booleans as 0/1
     return ScalarValue::boolean(compare_result(op, a < b ? -1 : (a > b ? 1 : 0)));
   }

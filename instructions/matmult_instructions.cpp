@@ -44,11 +44,9 @@ class MatMultInstruction final : public Instruction {
     const int64_t k2 = trans_b_ ? b->cols() : b->rows();
     const int64_t n = trans_b_ ? b->rows() : b->cols();
     DMLRT_REQUIRE(k == k2, ShapeError,
-                  "ba+*: inner dimensions differ: " << (trans_a_ ? "t(" + shape_of(*a) + ")"
-                                                                 : shape_of(*a))
-                                                    << " %*% "
-                                                    << (trans_b_ ? "t(" + shape_of(*b) + ")"
-                                                                 : shape_of(*b)));
+                  "ba+*: inner dimensions differ: "
+                      << (trans_a_ ? "t(" + shape_of(*a) + ")" : shape_of(*a)) << " %*% "
+                      << (trans_b_ ? "t(" + shape_of(*b) + ")" : shape_of(*b)));
     MatrixBlock c = kernels::cpu::matmult(*a, *b, trans_a_, trans_b_);
     if (out_.is_scalar()) {
       DMLRT_REQUIRE(m == 1 && n == 1, ShapeError,
@@ -63,9 +61,9 @@ class MatMultInstruction final : public Instruction {
  private:
   bool parse_flag(size_t i) const {
     const std::string f = lower(field(i));
-    DMLRT_REQUIRE(f == "true" || f == "false", ParseError,
-                  where() << ": ba+* transpose flag must be true or false, got '" << field(i)
-                          << "'");
+    DMLRT_REQUIRE(
+        f == "true" || f == "false", ParseError,
+        where() << ": ba+* transpose flag must be true or false, got '" << field(i) << "'");
     return f == "true";
   }
 
@@ -99,10 +97,14 @@ class TsmmInstruction final : public Instruction {
 };
 
 bool chain_type_of(const std::string& s, kernels::cpu::ChainType* t) {
-  if (s == "XtXv") *t = kernels::cpu::ChainType::kXtXv;
-  else if (s == "XtwXv") *t = kernels::cpu::ChainType::kXtwXv;
-  else if (s == "XtXvy") *t = kernels::cpu::ChainType::kXtXvy;
-  else return false;
+  if (s == "XtXv")
+    *t = kernels::cpu::ChainType::kXtXv;
+  else if (s == "XtwXv")
+    *t = kernels::cpu::ChainType::kXtwXv;
+  else if (s == "XtXvy")
+    *t = kernels::cpu::ChainType::kXtXvy;
+  else
+    return false;
   return true;
 }
 
@@ -129,9 +131,9 @@ class MMChainInstruction final : public Instruction {
     DMLRT_REQUIRE(needs_w == has_w_, ParseError,
                   where() << ": mmchain type " << (needs_w ? "XtwXv/XtXvy needs" : "XtXv takes no")
                           << " third input");
-    DMLRT_REQUIRE(x_.is_matrix() && v_.is_matrix() && out_.is_matrix() &&
-                      (!has_w_ || w_.is_matrix()),
-                  ParseError, where() << ": mmchain operands must be matrices");
+    DMLRT_REQUIRE(
+        x_.is_matrix() && v_.is_matrix() && out_.is_matrix() && (!has_w_ || w_.is_matrix()),
+        ParseError, where() << ": mmchain operands must be matrices");
   }
 
   void execute(ExecutionContext& ec) override {

@@ -18,10 +18,14 @@ class TernaryInstruction final : public Instruction {
  public:
   explicit TernaryInstruction(InstructionText t) : Instruction(std::move(t)) {
     expect_fields(4, 5);
-    if (opcode() == "ifelse") op_ = TernaryOp::kIfElse;
-    else if (opcode() == "+*") op_ = TernaryOp::kPlusMult;
-    else if (opcode() == "-*") op_ = TernaryOp::kMinusMult;
-    else DMLRT_FAIL(NotSupported, "opcode '" << opcode() << "' is not a ternary op");
+    if (opcode() == "ifelse")
+      op_ = TernaryOp::kIfElse;
+    else if (opcode() == "+*")
+      op_ = TernaryOp::kPlusMult;
+    else if (opcode() == "-*")
+      op_ = TernaryOp::kMinusMult;
+    else
+      DMLRT_FAIL(NotSupported, "opcode '" << opcode() << "' is not a ternary op");
     for (size_t i = 0; i < 3; ++i) {
       in_[i] = operand(i);
       DMLRT_REQUIRE(in_[i].is_matrix() || in_[i].is_scalar(), NotSupported,
@@ -62,9 +66,9 @@ class TernaryInstruction final : public Instruction {
         cols = blocks[i]->cols();
       }
     for (int i = 0; i < 3; ++i)
-      DMLRT_REQUIRE(args[i].is_scalar_like() ||
-                        (blocks[i]->rows() == rows && blocks[i]->cols() == cols),
-                    ShapeError, opcode() << ": matrix operands differ in shape: " << shapes(blocks));
+      DMLRT_REQUIRE(
+          args[i].is_scalar_like() || (blocks[i]->rows() == rows && blocks[i]->cols() == cols),
+          ShapeError, opcode() << ": matrix operands differ in shape: " << shapes(blocks));
     ec.set_matrix(out_.name, kernels::cpu::ternary(op_, args[0], args[1], args[2], rows, cols));
   }
 

@@ -49,25 +49,44 @@ bool truthy(double v) { return v != 0.0; }  // NaN counts as true, as in Java's 
 // switching on every cell.
 template <BinaryOp Op>
 inline double cell(double x, double y) {
-  if constexpr (Op == BinaryOp::kPlus) return x + y;
-  else if constexpr (Op == BinaryOp::kMinus) return x - y;
-  else if constexpr (Op == BinaryOp::kMult) return x * y;
-  else if constexpr (Op == BinaryOp::kDiv) return x / y;
-  else if constexpr (Op == BinaryOp::kPow) return java_pow(x, y);
-  else if constexpr (Op == BinaryOp::kMod) return modulus(x, y);
-  else if constexpr (Op == BinaryOp::kIntDiv) return int_divide(x, y);
-  else if constexpr (Op == BinaryOp::kEq) return x == y ? 1.0 : 0.0;
-  else if constexpr (Op == BinaryOp::kNeq) return x != y ? 1.0 : 0.0;
-  else if constexpr (Op == BinaryOp::kLt) return x < y ? 1.0 : 0.0;
-  else if constexpr (Op == BinaryOp::kGt) return x > y ? 1.0 : 0.0;
-  else if constexpr (Op == BinaryOp::kLe) return x <= y ? 1.0 : 0.0;
-  else if constexpr (Op == BinaryOp::kGe) return x >= y ? 1.0 : 0.0;
-  else if constexpr (Op == BinaryOp::kAnd) return truthy(x) && truthy(y) ? 1.0 : 0.0;
-  else if constexpr (Op == BinaryOp::kOr) return truthy(x) || truthy(y) ? 1.0 : 0.0;
-  else if constexpr (Op == BinaryOp::kMin) return java_min(x, y);
-  else if constexpr (Op == BinaryOp::kMax) return java_max(x, y);
-  else if constexpr (Op == BinaryOp::kMinus1Mult) return 1.0 - x * y;
-  else return x != 0.0 ? x - y : 0.0;  // kMinusNz
+  if constexpr (Op == BinaryOp::kPlus)
+    return x + y;
+  else if constexpr (Op == BinaryOp::kMinus)
+    return x - y;
+  else if constexpr (Op == BinaryOp::kMult)
+    return x * y;
+  else if constexpr (Op == BinaryOp::kDiv)
+    return x / y;
+  else if constexpr (Op == BinaryOp::kPow)
+    return java_pow(x, y);
+  else if constexpr (Op == BinaryOp::kMod)
+    return modulus(x, y);
+  else if constexpr (Op == BinaryOp::kIntDiv)
+    return int_divide(x, y);
+  else if constexpr (Op == BinaryOp::kEq)
+    return x == y ? 1.0 : 0.0;
+  else if constexpr (Op == BinaryOp::kNeq)
+    return x != y ? 1.0 : 0.0;
+  else if constexpr (Op == BinaryOp::kLt)
+    return x < y ? 1.0 : 0.0;
+  else if constexpr (Op == BinaryOp::kGt)
+    return x > y ? 1.0 : 0.0;
+  else if constexpr (Op == BinaryOp::kLe)
+    return x <= y ? 1.0 : 0.0;
+  else if constexpr (Op == BinaryOp::kGe)
+    return x >= y ? 1.0 : 0.0;
+  else if constexpr (Op == BinaryOp::kAnd)
+    return truthy(x) && truthy(y) ? 1.0 : 0.0;
+  else if constexpr (Op == BinaryOp::kOr)
+    return truthy(x) || truthy(y) ? 1.0 : 0.0;
+  else if constexpr (Op == BinaryOp::kMin)
+    return java_min(x, y);
+  else if constexpr (Op == BinaryOp::kMax)
+    return java_max(x, y);
+  else if constexpr (Op == BinaryOp::kMinus1Mult)
+    return 1.0 - x * y;
+  else
+    return x != 0.0 ? x - y : 0.0;  // kMinusNz
 }
 
 template <BinaryOp Op>
@@ -77,25 +96,44 @@ using OpTag = std::integral_constant<BinaryOp, Op>;
 template <typename F>
 decltype(auto) with_op(BinaryOp op, F&& f) {
   switch (op) {
-    case BinaryOp::kPlus: return f(OpTag<BinaryOp::kPlus>{});
-    case BinaryOp::kMinus: return f(OpTag<BinaryOp::kMinus>{});
-    case BinaryOp::kMult: return f(OpTag<BinaryOp::kMult>{});
-    case BinaryOp::kDiv: return f(OpTag<BinaryOp::kDiv>{});
-    case BinaryOp::kPow: return f(OpTag<BinaryOp::kPow>{});
-    case BinaryOp::kMod: return f(OpTag<BinaryOp::kMod>{});
-    case BinaryOp::kIntDiv: return f(OpTag<BinaryOp::kIntDiv>{});
-    case BinaryOp::kEq: return f(OpTag<BinaryOp::kEq>{});
-    case BinaryOp::kNeq: return f(OpTag<BinaryOp::kNeq>{});
-    case BinaryOp::kLt: return f(OpTag<BinaryOp::kLt>{});
-    case BinaryOp::kGt: return f(OpTag<BinaryOp::kGt>{});
-    case BinaryOp::kLe: return f(OpTag<BinaryOp::kLe>{});
-    case BinaryOp::kGe: return f(OpTag<BinaryOp::kGe>{});
-    case BinaryOp::kAnd: return f(OpTag<BinaryOp::kAnd>{});
-    case BinaryOp::kOr: return f(OpTag<BinaryOp::kOr>{});
-    case BinaryOp::kMin: return f(OpTag<BinaryOp::kMin>{});
-    case BinaryOp::kMax: return f(OpTag<BinaryOp::kMax>{});
-    case BinaryOp::kMinus1Mult: return f(OpTag<BinaryOp::kMinus1Mult>{});
-    case BinaryOp::kMinusNz: break;
+    case BinaryOp::kPlus:
+      return f(OpTag<BinaryOp::kPlus>{});
+    case BinaryOp::kMinus:
+      return f(OpTag<BinaryOp::kMinus>{});
+    case BinaryOp::kMult:
+      return f(OpTag<BinaryOp::kMult>{});
+    case BinaryOp::kDiv:
+      return f(OpTag<BinaryOp::kDiv>{});
+    case BinaryOp::kPow:
+      return f(OpTag<BinaryOp::kPow>{});
+    case BinaryOp::kMod:
+      return f(OpTag<BinaryOp::kMod>{});
+    case BinaryOp::kIntDiv:
+      return f(OpTag<BinaryOp::kIntDiv>{});
+    case BinaryOp::kEq:
+      return f(OpTag<BinaryOp::kEq>{});
+    case BinaryOp::kNeq:
+      return f(OpTag<BinaryOp::kNeq>{});
+    case BinaryOp::kLt:
+      return f(OpTag<BinaryOp::kLt>{});
+    case BinaryOp::kGt:
+      return f(OpTag<BinaryOp::kGt>{});
+    case BinaryOp::kLe:
+      return f(OpTag<BinaryOp::kLe>{});
+    case BinaryOp::kGe:
+      return f(OpTag<BinaryOp::kGe>{});
+    case BinaryOp::kAnd:
+      return f(OpTag<BinaryOp::kAnd>{});
+    case BinaryOp::kOr:
+      return f(OpTag<BinaryOp::kOr>{});
+    case BinaryOp::kMin:
+      return f(OpTag<BinaryOp::kMin>{});
+    case BinaryOp::kMax:
+      return f(OpTag<BinaryOp::kMax>{});
+    case BinaryOp::kMinus1Mult:
+      return f(OpTag<BinaryOp::kMinus1Mult>{});
+    case BinaryOp::kMinusNz:
+      break;
   }
   return f(OpTag<BinaryOp::kMinusNz>{});
 }
@@ -157,9 +195,12 @@ struct RightAccess {
   const std::vector<double>* row_buf;
   double at(int64_t r, int64_t c) const {
     switch (bc) {
-      case Broadcast::kColVector: return (*vec)[static_cast<size_t>(r)];
-      case Broadcast::kRowVector: return (*vec)[static_cast<size_t>(c)];
-      case Broadcast::kOuter: return (*vec)[static_cast<size_t>(c)];
+      case Broadcast::kColVector:
+        return (*vec)[static_cast<size_t>(r)];
+      case Broadcast::kRowVector:
+        return (*vec)[static_cast<size_t>(c)];
+      case Broadcast::kOuter:
+        return (*vec)[static_cast<size_t>(c)];
       default:
         return b->is_sparse() ? (*row_buf)[static_cast<size_t>(c)]
                               : b->dense_data()[r * b->cols() + c];
@@ -169,7 +210,8 @@ struct RightAccess {
 
 void scatter_row(const MatrixBlock& m, int64_t r, std::vector<double>& buf) {
   const auto& rp = m.row_ptr();
-  for (int64_t k = rp[r]; k < rp[r + 1]; ++k) buf[static_cast<size_t>(m.col_idx()[k])] = m.csr_values()[k];
+  for (int64_t k = rp[r]; k < rp[r + 1]; ++k)
+    buf[static_cast<size_t>(m.col_idx()[k])] = m.csr_values()[k];
 }
 void clear_row(const MatrixBlock& m, int64_t r, std::vector<double>& buf) {
   const auto& rp = m.row_ptr();
@@ -209,7 +251,8 @@ MatrixBlock right_nonzeros(BinaryOp op, const MatrixBlock& a, const MatrixBlock&
     if (a.is_sparse()) scatter_row(a, r, row_buf);
     for (int64_t k = rp[r]; k < rp[r + 1]; ++k) {
       const int64_t c = b.col_idx()[k];
-      const double x = a.is_sparse() ? row_buf[static_cast<size_t>(c)] : a.dense_data()[r * cols + c];
+      const double x =
+          a.is_sparse() ? row_buf[static_cast<size_t>(c)] : a.dense_data()[r * cols + c];
       out.add(c, binary_apply(op, x, b.csr_values()[k]));
     }
     if (a.is_sparse()) clear_row(a, r, row_buf);
@@ -242,8 +285,8 @@ MatrixBlock union_nonzeros(BinaryOp op, const MatrixBlock& a, const MatrixBlock&
   return out.finish();
 }
 
-MatrixBlock dense_path(BinaryOp op, const MatrixBlock& a_in, const MatrixBlock& b_in,
-                       Broadcast bc, int64_t rows, int64_t cols) {
+MatrixBlock dense_path(BinaryOp op, const MatrixBlock& a_in, const MatrixBlock& b_in, Broadcast bc,
+                       int64_t rows, int64_t cols) {
   // Only sparse operands are densified; dense ones are read in place.
   MatrixBlock a_hold, b_hold;
   if (a_in.is_sparse()) a_hold = a_in.to_dense();

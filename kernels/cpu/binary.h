@@ -1,6 +1,7 @@
 // Cell-wise binary ops on host matrix blocks with SystemDS CP semantics: matrix-matrix (same shape,
 // right row/column vector, or column x row "outer" vectors) and matrix-scalar in either order.
-// Sparse-safe cases iterate nonzeros only and keep CSR outputs; results go through examine_format().
+// Sparse-safe cases iterate nonzeros only and keep CSR outputs; results go through
+// examine_format().
 #pragma once
 
 #include <cstdint>
@@ -10,9 +11,23 @@
 namespace dmlrt::kernels::cpu {
 
 enum class BinaryOp {
-  kPlus, kMinus, kMult, kDiv, kPow, kMod, kIntDiv,
-  kEq, kNeq, kLt, kGt, kLe, kGe, kAnd, kOr,
-  kMin, kMax,
+  kPlus,
+  kMinus,
+  kMult,
+  kDiv,
+  kPow,
+  kMod,
+  kIntDiv,
+  kEq,
+  kNeq,
+  kLt,
+  kGt,
+  kLe,
+  kGe,
+  kAnd,
+  kOr,
+  kMin,
+  kMax,
   kMinus1Mult,  // 1-*: 1 - x*y
   kMinusNz,     // -nz: x != 0 ? x - y : 0
 };

@@ -26,16 +26,16 @@ MatrixBlock dense_dense(const MatrixBlock& a, const MatrixBlock& b, bool ta, boo
     // Both operands are contiguous k-vectors whatever the transpose flags.
     C[0] = cblas_ddot(as_blas(k), A, 1, B, 1);
   } else if (n == 1) {
-    cblas_dgemv(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, as_blas(a.rows()),
-                as_blas(a.cols()), 1.0, A, as_blas(a.cols()), B, 1, 0.0, C, 1);
+    cblas_dgemv(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, as_blas(a.rows()), as_blas(a.cols()),
+                1.0, A, as_blas(a.cols()), B, 1, 0.0, C, 1);
   } else if (m == 1) {
     // (1, n) = a^T op(b)  <=>  c = op(b)^T a.
-    cblas_dgemv(CblasRowMajor, tb ? CblasNoTrans : CblasTrans, as_blas(b.rows()),
-                as_blas(b.cols()), 1.0, B, as_blas(b.cols()), A, 1, 0.0, C, 1);
+    cblas_dgemv(CblasRowMajor, tb ? CblasNoTrans : CblasTrans, as_blas(b.rows()), as_blas(b.cols()),
+                1.0, B, as_blas(b.cols()), A, 1, 0.0, C, 1);
   } else {
     cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
-                as_blas(m), as_blas(n), as_blas(k), 1.0, A, as_blas(a.cols()), B,
-                as_blas(b.cols()), 0.0, C, as_blas(n));
+                as_blas(m), as_blas(n), as_blas(k), 1.0, A, as_blas(a.cols()), B, as_blas(b.cols()),
+                0.0, C, as_blas(n));
   }
   return c;
 }
@@ -175,15 +175,14 @@ MatrixBlock csr_transpose(const MatrixBlock& a) {
   return MatrixBlock::csr(n, m, std::move(row_ptr), std::move(col_idx), std::move(values));
 }
 
-MatrixBlock matmult(const MatrixBlock& a_in, const MatrixBlock& b_in, bool trans_a,
-                    bool trans_b) {
+MatrixBlock matmult(const MatrixBlock& a_in, const MatrixBlock& b_in, bool trans_a, bool trans_b) {
   const int64_t m = trans_a ? a_in.cols() : a_in.rows();
   const int64_t k = trans_a ? a_in.rows() : a_in.cols();
   const int64_t k2 = trans_b ? b_in.cols() : b_in.rows();
   const int64_t n = trans_b ? b_in.rows() : b_in.cols();
-  DMLRT_REQUIRE(k == k2, ShapeError,
-                "matmult: inner dimensions differ: " << dims_string(m, k) << " %*% "
-                                                     << dims_string(k2, n));
+  DMLRT_REQUIRE(
+      k == k2, ShapeError,
+      "matmult: inner dimensions differ: " << dims_string(m, k) << " %*% " << dims_string(k2, n));
   if (m == 0 || n == 0 || k == 0) return MatrixBlock::dense(m, n);  // empty sums are 0
 
   // A transposed CSR operand is transposed explicitly (O(nnz)); dense ones go to BLAS as is.
@@ -201,10 +200,14 @@ MatrixBlock matmult(const MatrixBlock& a_in, const MatrixBlock& b_in, bool trans
     trans_b = false;
   }
   MatrixBlock c;
-  if (!a->is_sparse() && !b->is_sparse()) c = dense_dense(*a, *b, trans_a, trans_b, m, n, k);
-  else if (a->is_sparse() && !b->is_sparse()) c = sparse_dense(*a, *b, trans_b, n);
-  else if (!a->is_sparse()) c = dense_sparse(*a, *b, trans_a, m, k);
-  else c = sparse_sparse(*a, *b);
+  if (!a->is_sparse() && !b->is_sparse())
+    c = dense_dense(*a, *b, trans_a, trans_b, m, n, k);
+  else if (a->is_sparse() && !b->is_sparse())
+    c = sparse_dense(*a, *b, trans_b, n);
+  else if (!a->is_sparse())
+    c = dense_sparse(*a, *b, trans_a, m, k);
+  else
+    c = sparse_sparse(*a, *b);
   c.examine_format();
   return c;
 }
@@ -229,7 +232,7 @@ MatrixBlock mmchain(const MatrixBlock& x, const MatrixBlock& v_in, const MatrixB
   const int64_t m = x.rows(), n = x.cols();
   MatrixBlock r = MatrixBlock::dense(n, 1);
   if (m == 0 || n == 0) return r;
-  const std::vector<double> v = dense_vector(v_in);  // (n)
+  const std::vector<double> v = dense_vector(v_in);    // (n)
   std::vector<double> q(static_cast<size_t>(m), 0.0);  // (m) = x %*% v
   double* out = r.dense_data();                        // (n)
   if (!x.is_sparse()) {
@@ -250,8 +253,8 @@ MatrixBlock mmchain(const MatrixBlock& x, const MatrixBlock& v_in, const MatrixB
     for (int64_t i = 0; i < m; ++i) q[i] = type == ChainType::kXtwXv ? w[i] * q[i] : q[i] - w[i];
   }
   if (!x.is_sparse()) {
-    cblas_dgemv(CblasRowMajor, CblasTrans, as_blas(m), as_blas(n), 1.0, x.dense_data(),
-                as_blas(n), q.data(), 1, 0.0, out, 1);
+    cblas_dgemv(CblasRowMajor, CblasTrans, as_blas(m), as_blas(n), 1.0, x.dense_data(), as_blas(n),
+                q.data(), 1, 0.0, out, 1);
   } else {
     const auto& rp = x.row_ptr();
     const auto& ci = x.col_idx();

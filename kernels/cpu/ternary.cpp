@@ -11,9 +11,12 @@ namespace dmlrt::kernels::cpu {
 
 double ternary_apply(TernaryOp op, double a, double b, double c) {
   switch (op) {
-    case TernaryOp::kIfElse: return a != 0.0 ? b : c;
-    case TernaryOp::kPlusMult: return a + b * c;
-    case TernaryOp::kMinusMult: return a - b * c;
+    case TernaryOp::kIfElse:
+      return a != 0.0 ? b : c;
+    case TernaryOp::kPlusMult:
+      return a + b * c;
+    case TernaryOp::kMinusMult:
+      return a - b * c;
   }
   return 0.0;
 }
@@ -40,11 +43,11 @@ const double* values_of(const TernaryArg& arg, MatrixBlock& holder, double& scal
 MatrixBlock ternary(TernaryOp op, const TernaryArg& a, const TernaryArg& b, const TernaryArg& c,
                     int64_t rows, int64_t cols) {
   for (const TernaryArg* arg : {&a, &b, &c})
-    DMLRT_REQUIRE(arg->is_scalar_like() ||
-                      (arg->matrix->rows() == rows && arg->matrix->cols() == cols),
-                  ShapeError,
-                  "ternary operand " << dims_string(arg->matrix->rows(), arg->matrix->cols())
-                                     << " does not match the output " << dims_string(rows, cols));
+    DMLRT_REQUIRE(
+        arg->is_scalar_like() || (arg->matrix->rows() == rows && arg->matrix->cols() == cols),
+        ShapeError,
+        "ternary operand " << dims_string(arg->matrix->rows(), arg->matrix->cols())
+                           << " does not match the output " << dims_string(rows, cols));
   if (rows == 0 || cols == 0) return MatrixBlock::dense(rows, cols);
 
   // x +- s*y with matrices x and y: two binary passes keep sparse inputs sparse.

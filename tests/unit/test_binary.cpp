@@ -3,7 +3,6 @@
 // types and string concatenation, NaN/Inf, division by zero, negative modulus, empty and 1x1
 // shapes, and the error messages. Expected values are hand-computed or printed by SystemDS 3.4.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <limits>
 #include <string>
@@ -27,8 +26,8 @@ namespace {
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 const double kInf = std::numeric_limits<double>::infinity();
 
-const std::vector<std::string> kAllOps = {"+",  "-",  "*",  "/",  "^",   "%%",  "%/%",
-                                          "==", "!=", "<",  ">",  "<=",  ">=",  "&&",
+const std::vector<std::string> kAllOps = {"+",  "-",   "*",   "/",   "^",  "%%", "%/%",
+                                          "==", "!=",  "<",   ">",   "<=", ">=", "&&",
                                           "||", "min", "max", "1-*", "-nz"};
 
 // "CP°op°A·MATRIX·FP64°B·MATRIX·FP64°C·MATRIX·FP64°2"
@@ -85,9 +84,8 @@ double ref_simple(const std::string& op, double x, double y) {
   return std::isnan(x) || std::isnan(y) ? kNaN : std::max(x, y);  // max
 }
 
-const std::vector<std::string> kSimpleOps = {"+",  "-",  "*",  "/",  "==",  "!=",  "<",
-                                             ">",  "<=", ">=", "&&", "||", "min", "max",
-                                             "1-*", "-nz"};
+const std::vector<std::string> kSimpleOps = {"+",  "-",  "*",  "/",  "==",  "!=",  "<",   ">",
+                                             "<=", ">=", "&&", "||", "min", "max", "1-*", "-nz"};
 
 }  // namespace
 
@@ -139,7 +137,8 @@ TEST_CASE("binary simple ops on random dense, sparse and ultra-sparse inputs", "
           INFO("op " << op << " sparsity " << sp << " sparse " << sa << sb);
           std::vector<double> ref;
           for (int64_t r = 0; r < 37; ++r)
-            for (int64_t c = 0; c < 23; ++c) ref.push_back(ref_simple(op, a.get(r, c), b.get(r, c)));
+            for (int64_t c = 0; c < 23; ++c)
+              ref.push_back(ref_simple(op, a.get(r, c), b.get(r, c)));
           const MatrixBlock got = run_mm(op, A, B);
           DMLRT_REQUIRE_CLOSE(got, 37, 23, ref);
         }
@@ -175,7 +174,8 @@ TEST_CASE("binary IEEE values do not depend on the format", "[binary]") {
   const MatrixBlock b = dense_of(2, 3, {kInf, 1, 1, 1, kNaN, 2});
   DMLRT_REQUIRE_CLOSE(run_mm("*", a, b), 2, 3, {kNaN, 2, 0, 0, kNaN, 2});
   DMLRT_REQUIRE_CLOSE(run_mm("*", b, a), 2, 3, {kNaN, 2, 0, 0, kNaN, 2});
-  DMLRT_REQUIRE_CLOSE(run_ms("*", a, "Infinity", false), 2, 3, {kNaN, kInf, kNaN, kNaN, kNaN, kInf});
+  DMLRT_REQUIRE_CLOSE(run_ms("*", a, "Infinity", false), 2, 3,
+                      {kNaN, kInf, kNaN, kNaN, kNaN, kInf});
   // Division by zero.
   DMLRT_REQUIRE_CLOSE(run_ms("/", a, "0", false), 2, 3, {kNaN, kInf, kNaN, kNaN, kNaN, kInf});
   DMLRT_REQUIRE_CLOSE(run_ms("/", a, "0", true), 2, 3, {kNaN, 0, kNaN, kNaN, kNaN, 0});
@@ -200,8 +200,7 @@ TEST_CASE("binary broadcasting: right row and column vectors and outer vectors",
                         {-9, -8, -7, -6, -15, -14, -13, -12, -21, -20, -19, -18});
     DMLRT_REQUIRE_CLOSE(run_mm("-", mk(3, 1, c), mk(1, 4, r)), 3, 4,
                         {9, 8, 7, 6, 19, 18, 17, 16, 29, 28, 27, 26});
-    DMLRT_REQUIRE_CLOSE(run_mm("<", mk(3, 1, c), mk(1, 3, c)), 3, 3,
-                        {0, 1, 1, 0, 0, 1, 0, 0, 0});
+    DMLRT_REQUIRE_CLOSE(run_mm("<", mk(3, 1, c), mk(1, 3, c)), 3, 3, {0, 1, 1, 0, 0, 1, 0, 0, 0});
     DMLRT_REQUIRE_CLOSE(run_mm("*", mk(3, 4, x), mk(1, 4, r)), 3, 4,
                         {1, 4, 9, 16, 5, 12, 21, 32, 9, 20, 33, 48});
     DMLRT_REQUIRE_CLOSE(run_mm("/", mk(3, 4, x), mk(3, 1, c)), 3, 4,
@@ -211,8 +210,9 @@ TEST_CASE("binary broadcasting: right row and column vectors and outer vectors",
 
 TEST_CASE("binary shape errors name both shapes", "[binary]") {
   // SystemDS only broadcasts the right operand: a left row vector is rejected.
-  REQUIRE_THROWS_WITH(run_mm("-", dense_of(1, 4, {1, 2, 3, 4}), dense_of(3, 4, std::vector<double>(12, 1))),
-                      Catch::Contains("-: incompatible shapes 1x4 and 3x4"));
+  REQUIRE_THROWS_WITH(
+      run_mm("-", dense_of(1, 4, {1, 2, 3, 4}), dense_of(3, 4, std::vector<double>(12, 1))),
+      Catch::Contains("-: incompatible shapes 1x4 and 3x4"));
   REQUIRE_THROWS_AS(run_mm("+", dense_of(2, 3, std::vector<double>(6, 1)),
                            dense_of(3, 2, std::vector<double>(6, 1))),
                     dmlrt::ShapeError);

@@ -3,7 +3,6 @@
 // products; tsmm LEFT/RIGHT; mmchain XtXv/XtwXv/XtXvy; shape and parse errors. Expected values
 // are hand-computed or come from a naive triple loop over MatrixBlock::get.
 #include <catch2/catch.hpp>
-
 #include <string>
 #include <vector>
 
@@ -86,33 +85,31 @@ TEST_CASE("ba+* transposed-operand flags (GPU layout)", "[matmult]") {
     for (bool sb : {false, true}) {
       INFO("sparse A " << sa << " sparse B " << sb);
       // t(A) %*% B = [1+4 4; 2+5 5; 3+6 6]
-      DMLRT_REQUIRE_CLOSE(run_gpu_mm(as(sa, a), as(sb, b), true, false), 3, 2,
-                          {5, 4, 7, 5, 9, 6});
+      DMLRT_REQUIRE_CLOSE(run_gpu_mm(as(sa, a), as(sb, b), true, false), 3, 2, {5, 4, 7, 5, 9, 6});
       // B %*% A = [1 2 3; 5 7 9]; t(A) %*% t(A)^T ... use A %*% t(A) = [14 32; 32 77]
       DMLRT_REQUIRE_CLOSE(run_gpu_mm(as(sa, a), as(sb, a), false, true), 2, 2, {14, 32, 32, 77});
       // t(A) %*% t(B) = [1 4; 2 5; 3 6] %*% [1 1; 0 1] = [1 5; 2 7; 3 9]
-      DMLRT_REQUIRE_CLOSE(run_gpu_mm(as(sa, a), as(sb, b), true, true), 3, 2,
-                          {1, 5, 2, 7, 3, 9});
-      DMLRT_REQUIRE_CLOSE(run_gpu_mm(as(sa, b), as(sb, a), false, false), 2, 3,
-                          {1, 2, 3, 5, 7, 9});
+      DMLRT_REQUIRE_CLOSE(run_gpu_mm(as(sa, a), as(sb, b), true, true), 3, 2, {1, 5, 2, 7, 3, 9});
+      DMLRT_REQUIRE_CLOSE(run_gpu_mm(as(sa, b), as(sb, a), false, false), 2, 3, {1, 2, 3, 5, 7, 9});
       // Vector shapes with flags: t(x) %*% x and x %*% t(x) for x = [1;2].
       const MatrixBlock x = dense_of(2, 1, {1, 2});
       DMLRT_REQUIRE_CLOSE(run_gpu_mm(as(sa, x), as(sb, x), true, false), 1, 1, {5});
       DMLRT_REQUIRE_CLOSE(run_gpu_mm(as(sa, x), as(sb, x), false, true), 2, 2, {1, 2, 2, 4});
       // t(A) %*% x' with x' = [1;1] (2x1): gemv with a transposed matrix.
-      DMLRT_REQUIRE_CLOSE(run_gpu_mm(as(sa, a), as(sb, dense_of(2, 1, {1, 1})), true, false), 3,
-                          1, {5, 7, 9});
+      DMLRT_REQUIRE_CLOSE(run_gpu_mm(as(sa, a), as(sb, dense_of(2, 1, {1, 1})), true, false), 3, 1,
+                          {5, 7, 9});
       // [1 1] %*% t(t(A)) via a transposed right operand: (1x2) %*% t(3x2) is invalid, so use
       // y (1x3) %*% t(A) = [1 1 1] %*% [1 4; 2 5; 3 6] = [6 15].
-      DMLRT_REQUIRE_CLOSE(run_gpu_mm(as(sa, dense_of(1, 3, {1, 1, 1})), as(sb, a), false, true),
-                          1, 2, {6, 15});
+      DMLRT_REQUIRE_CLOSE(run_gpu_mm(as(sa, dense_of(1, 3, {1, 1, 1})), as(sb, a), false, true), 1,
+                          2, {6, 15});
     }
 }
 
 TEST_CASE("ba+* random products against a naive loop", "[matmult]") {
   const uint64_t seed = seed_from("ba+* random");
-  const struct { int64_t m, k, n; } shapes[] = {{17, 13, 11}, {1, 29, 7}, {23, 31, 1}, {1, 40, 1},
-                                                {64, 3, 65}};
+  const struct {
+    int64_t m, k, n;
+  } shapes[] = {{17, 13, 11}, {1, 29, 7}, {23, 31, 1}, {1, 40, 1}, {64, 3, 65}};
   for (const auto& s : shapes)
     for (double spa : {1.0, 0.1, 0.001})
       for (double spb : {1.0, 0.1}) {
@@ -123,7 +120,7 @@ TEST_CASE("ba+* random products against a naive loop", "[matmult]") {
         for (bool sa : {false, true})
           for (bool sb : {false, true}) {
             INFO(s.m << "x" << s.k << "x" << s.n << " sparsity " << spa << "/" << spb << " sparse "
-                      << sa << sb);
+                     << sa << sb);
             DMLRT_REQUIRE_CLOSE(run_mm(as(sa, a), as(sb, b)), s.m, s.n, naive(a, b));
             DMLRT_REQUIRE_CLOSE(run_gpu_mm(as(sa, at), as(sb, bt), true, true), s.m, s.n,
                                 naive(at, bt, true, true));
@@ -146,24 +143,27 @@ TEST_CASE("ba+* ultra-sparse x dense and sparse x sparse keep the right format",
   const MatrixBlock ss = run_mm(a, s);
   DMLRT_REQUIRE_CLOSE(ss, 300, 300, naive(a, s));
   CHECK(ss.is_sparse());
-  const MatrixBlock d = run_mm(b.to_sparse().to_dense(), random_block(50, 40, 0.05, seed + 3, -1, 1, true));
+  const MatrixBlock d =
+      run_mm(b.to_sparse().to_dense(), random_block(50, 40, 0.05, seed + 3, -1, 1, true));
   CHECK_FALSE(d.is_sparse());
 }
 
 TEST_CASE("ba+* empty shapes and zero inner dimension", "[matmult]") {
   for (bool sa : {false, true})
     for (bool sb : {false, true}) {
-      const MatrixBlock c = run_mm(as(sa, MatrixBlock::dense(0, 3)), as(sb, MatrixBlock::dense(3, 2)));
+      const MatrixBlock c =
+          run_mm(as(sa, MatrixBlock::dense(0, 3)), as(sb, MatrixBlock::dense(3, 2)));
       CHECK(c.rows() == 0);
       CHECK(c.cols() == 2);
       // 2x0 %*% 0x3 is a 2x3 matrix of zeros.
-      DMLRT_REQUIRE_CLOSE(run_mm(as(sa, MatrixBlock::dense(2, 0)), as(sb, MatrixBlock::dense(0, 3))),
-                          2, 3, std::vector<double>(6, 0.0));
+      DMLRT_REQUIRE_CLOSE(
+          run_mm(as(sa, MatrixBlock::dense(2, 0)), as(sb, MatrixBlock::dense(0, 3))), 2, 3,
+          std::vector<double>(6, 0.0));
       DMLRT_REQUIRE_CLOSE(run_mm(as(sa, dense_of(1, 1, {3})), as(sb, dense_of(1, 1, {-2}))), 1, 1,
                           {-6});
       // All-zero sparse operands.
-      DMLRT_REQUIRE_CLOSE(run_mm(MatrixBlock::empty_sparse(2, 3), as(sb, dense_of(3, 1, {1, 2, 3}))),
-                          2, 1, {0, 0});
+      DMLRT_REQUIRE_CLOSE(
+          run_mm(MatrixBlock::empty_sparse(2, 3), as(sb, dense_of(3, 1, {1, 2, 3}))), 2, 1, {0, 0});
     }
 }
 

@@ -3,7 +3,6 @@
 // +* and -* on dense and CSR inputs, 1x1 matrices as scalars, empty shapes, and errors.
 // Expected values are hand-computed or printed by SystemDS 3.4.
 #include <catch2/catch.hpp>
-
 #include <limits>
 #include <string>
 #include <vector>
@@ -81,7 +80,9 @@ TEST_CASE("ifelse on random sparse inputs", "[ternary]") {
 
 TEST_CASE("ifelse of scalars passes the chosen input through", "[ternary]") {
   TestContext t;
-  t.run("CP°ifelse°TRUE·SCALAR·BOOLEAN·true°7·SCALAR·INT64·true°2.5·SCALAR·FP64·true°s·SCALAR·STRING");
+  t.run(
+      "CP°ifelse°TRUE·SCALAR·BOOLEAN·true°7·SCALAR·INT64·true°2."
+      "5·SCALAR·FP64·true°s·SCALAR·STRING");
   CHECK(t.scalar("s").type() == ValueType::kINT64);
   CHECK(t.scalar("s").to_string() == "7");
   t.run("CP°ifelse°0.0·SCALAR·FP64·true°7·SCALAR·INT64·true°2.5·SCALAR·FP64·true°s·SCALAR·FP64");
@@ -176,9 +177,9 @@ TEST_CASE("ternary shape and parse errors", "[ternary]") {
       Catch::Contains("+*: matrix operands differ in shape: 2x2, scalar, 3x1"));
   REQUIRE_THROWS_WITH(t.run(std::string("CP°ifelse°A") + kM + "°B" + kM + "°O" + kM),
                       Catch::Contains("ifelse expects 4 to 5 operand fields, got 3"));
-  REQUIRE_THROWS_WITH(
-      t.run(std::string("CP°ifelse°A") + kM + "°1·SCALAR·FP64·true°2·SCALAR·FP64·true°s·SCALAR·FP64"),
-      Catch::Contains("output 's' must be a MATRIX"));
+  REQUIRE_THROWS_WITH(t.run(std::string("CP°ifelse°A") + kM +
+                            "°1·SCALAR·FP64·true°2·SCALAR·FP64·true°s·SCALAR·FP64"),
+                      Catch::Contains("output 's' must be a MATRIX"));
   t.set_scalar("str", ScalarValue::string("abc"));
   REQUIRE_THROWS_WITH(
       t.run(std::string("CP°ifelse°A") + kM + "°str·SCALAR·STRING°1·SCALAR·FP64·true°O" + kM),
