@@ -31,6 +31,7 @@ void Statistics::print(std::ostream& os, int top_n) const {
 
   size_t wname = std::string("Instruction").size();
   for (const auto& r : rows) wname = std::max(wname, r.first.size());
+  wname = std::min(wname, static_cast<size_t>(max_wrap_length_));
   const int wnum = std::max<int>(1, static_cast<int>(std::to_string(rows.size()).size()));
   os << "Heavy hitter instructions:\n";
   os << ' ' << std::setw(wnum + 1) << "#" << "  " << std::left << std::setw(static_cast<int>(wname))
@@ -38,9 +39,13 @@ void Statistics::print(std::ostream& os, int top_n) const {
      << "Count" << '\n';
   int i = 1;
   for (const auto& r : rows) {
+    // As SystemDS: a name longer than the column continues on the next lines.
     os << ' ' << std::setw(wnum + 1) << i++ << "  " << std::left
-       << std::setw(static_cast<int>(wname)) << r.first << std::right << "  " << std::setw(7)
-       << r.second.seconds << "  " << std::setw(5) << r.second.count << '\n';
+       << std::setw(static_cast<int>(wname)) << r.first.substr(0, wname) << std::right << "  "
+       << std::setw(7) << r.second.seconds << "  " << std::setw(5) << r.second.count << '\n';
+    for (size_t at = wname; at < r.first.size(); at += wname) {
+      os << ' ' << std::setw(wnum + 1) << "" << "  " << r.first.substr(at, wname) << '\n';
+    }
   }
   os.copyfmt(old);
 }

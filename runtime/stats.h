@@ -15,6 +15,8 @@ class Statistics {
   void record(const std::string& name, double seconds);
   void set_parse_seconds(double s) { parse_seconds_ = s; }
   void set_execute_seconds(double s) { execute_seconds_ = s; }
+  // sysds.stats.maxWrapLength: longer instruction names wrap onto continuation lines.
+  void set_max_wrap_length(int n) { max_wrap_length_ = n > 0 ? n : 1; }
 
   // "SystemDS Statistics:"-style block; top_n rows of the heavy-hitter table sorted by time.
   void print(std::ostream& os, int top_n) const;
@@ -29,6 +31,7 @@ class Statistics {
   std::map<std::string, Entry> entries_;
   double parse_seconds_ = 0.0;
   double execute_seconds_ = 0.0;
+  int max_wrap_length_ = 30;  // SystemDS's default
 };
 
 }  // namespace dmlrt::runtime

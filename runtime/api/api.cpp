@@ -314,6 +314,7 @@ ResultVariables PreparedScript::execute() {
   result->declared = s.outputs;
   guarded([&] {
     runtime::Statistics stats;
+    stats.set_max_wrap_length(s.conn->config.stats_max_wrap_length);
     std::ostream& out = opts.output ? *opts.output : std::cout;
     runtime::Interpreter interp(s.program, out, opts.statistics ? &stats : nullptr);
     inst::RunOptions run_options;

@@ -57,7 +57,7 @@ runtime::RuntimeConfig effective_config(const CliOptions& opts) {
 }
 
 int run(const CliOptions& opts, const runtime::RuntimeConfig& config) {
-  (void)config;  // consumed by the GPU backend (memory manager, precision) once it exists
+  // config.memory and config.precision are for the GPU backend, which this build does not have yet.
   if (opts.gpu != GpuFlag::kOff) {
     // This build has no GPU backend yet: say so once, and run everything on the CPU.
     const int n = gpu::usable_device_count();
@@ -68,6 +68,7 @@ int run(const CliOptions& opts, const runtime::RuntimeConfig& config) {
   }
   using Clock = std::chrono::steady_clock;
   runtime::Statistics stats;
+  stats.set_max_wrap_length(config.stats_max_wrap_length);
   try {
     const auto t0 = Clock::now();
     const runtime::Program program = runtime::parse_plan_file(opts.plan_file, opts.args);

@@ -4,6 +4,7 @@
 
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
@@ -150,6 +151,28 @@ TEST_CASE("cli: -stats prints SystemDS's statistics layout after the output", "[
       CHECK(r.out.rfind("5\ndone\nSystemDS Statistics:\n", 0) == 0);
       CHECK(heavy_hitter_rows(r.out).size() == 1);
     }
+  }
+  SECTION("sysds.stats.maxWrapLength wraps long instruction names") {
+    const CliRun r = run_dmlrt("-f sum.plan -stats -config wrap.xml");
+    REQUIRE(r.code == 0);
+    // print and rmvar take two lines each at 3 characters, + one.
+    const std::vector<std::string> rows = heavy_hitter_rows(r.out);
+    REQUIRE(rows.size() == 5);
+    std::string names;
+    for (const std::string& row : rows) {
+      std::smatch m;
+      if (std::regex_match(row, m, std::regex(R"( +\d+  (\S{1,3}) +\d+\.\d{3} +\d+)"))) {
+        names += " " + m[1].str();
+      } else {
+        REQUIRE(std::regex_match(row, m, std::regex(R"( +  (\S{1,3}))")));
+        names += m[1].str();
+      }
+    }
+    std::vector<std::string> sorted;
+    std::istringstream in(names);
+    for (std::string w; in >> w;) sorted.push_back(w);
+    std::sort(sorted.begin(), sorted.end());
+    CHECK(sorted == std::vector<std::string>{"+", "print", "rmvar"});
   }
   SECTION("a count that is not a number is a usage error") {
     const CliRun r = run_dmlrt("-f sum.plan -stats=many");
