@@ -29,13 +29,20 @@ enum class Kind { kCellwise, kCumulative, kCumSumProd, kSoftmax };
 class UnaryInstruction final : public Instruction {
  public:
   explicit UnaryInstruction(InstructionText t) : Instruction(std::move(t)) {
-    expect_fields(2, 4);
+    // SystemDS compiles X^2 and X*2 as `X°2·SCALAR·INT64·true°out°k`: the constant operand is
+    // carried as a literal second input, which these opcodes imply and skip.
+    size_t skip = 0;
+    if ((opcode() == "^2" || opcode() == "*2") && num_fields() >= 3) {
+      const Operand second = operand(1);
+      if (second.is_scalar() && second.literal && !operand(2).literal) skip = 1;
+    }
+    expect_fields(2 + skip, 4 + skip);
     in_ = operand(0);
-    out_ = operand(1);
-    if (num_fields() >= 3)
-      DMLRT_REQUIRE(is_integer_text(field(2)), ParseError,
+    out_ = operand(1 + skip);
+    if (num_fields() >= 3 + skip)
+      DMLRT_REQUIRE(is_integer_text(field(2 + skip)), ParseError,
                     where() << ": " << opcode() << ": thread count must be an integer, got '"
-                            << field(2) << "'");
+                            << field(2 + skip) << "'");
     if (cpu::unary_op_from_opcode(opcode(), &op_)) {
       kind_ = Kind::kCellwise;
     } else if (opcode() == "ucumk+*") {

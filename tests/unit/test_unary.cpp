@@ -347,3 +347,15 @@ TEST_CASE("unary parse errors name the instruction", "[unary]") {
   CHECK_THROWS_WITH(t.run("CP°exp°X·MATRIX·FP64"),
                     Catch::Contains("instruction 'CP°exp°X·MATRIX·FP64'"));
 }
+
+TEST_CASE("^2 and *2 accept SystemDS's literal second operand", "[unary]") {
+  // SystemDS 3.4 compiles X * 2 to `CP *2 X.MATRIX.FP64 2.SCALAR.INT64.true _mVar4.MATRIX.FP64 2`.
+  TestContext t;
+  t.set_matrix("X", dense_of(2, 2, {1.0, -2.0, 0.5, 3.0}));
+  t.run("CP°*2°X·MATRIX·FP64°2·SCALAR·INT64·true°Y·MATRIX·FP64°2");
+  DMLRT_REQUIRE_CLOSE(t.matrix("Y"), 2, 2, {2.0, -4.0, 1.0, 6.0});
+  t.run("CP°^2°X·MATRIX·FP64°2·SCALAR·INT64·true°Z·MATRIX·FP64°2");
+  DMLRT_REQUIRE_CLOSE(t.matrix("Z"), 2, 2, {1.0, 4.0, 0.25, 9.0});
+  t.run("GPU°*2°X·MATRIX·FP64°2·SCALAR·INT64·true°W·MATRIX·FP64");
+  DMLRT_REQUIRE_CLOSE(t.matrix("W"), 2, 2, {2.0, -4.0, 1.0, 6.0});
+}
