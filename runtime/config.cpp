@@ -38,9 +38,9 @@ int64_t parse_positive_int(const std::string& key, const std::string& value, int
   errno = 0;
   char* end = nullptr;
   const long long v = std::strtoll(value.c_str(), &end, 10);
-  DMLRT_REQUIRE(!value.empty() && end != value.c_str() && *end == '\0' && errno == 0 && v > 0 &&
-                    v <= max,
-                ParseError, key << ": expected a positive integer, got '" << value << "'");
+  DMLRT_REQUIRE(
+      !value.empty() && end != value.c_str() && *end == '\0' && errno == 0 && v > 0 && v <= max,
+      ParseError, key << ": expected a positive integer, got '" << value << "'");
   return v;
 }
 
@@ -69,28 +69,17 @@ bool valid_gpu_list(const std::string& s) {
 // SystemDS keys (conf/DMLConfig.java) that configure parts of SystemDS dmlrt does not have.
 const std::set<std::string>& keys_without_effect() {
   static const std::set<std::string> keys = {
-      "sysds.localtmpdir",
-      "sysds.optlevel",
-      "sysds.cp.parallel.ops",
-      "sysds.cp.parallel.io",
-      "sysds.parallel.encode",
-      "sysds.native.blas",
-      "sysds.native.blas.directory",
-      "sysds.compressed.linalg",
-      "sysds.codegen.enabled",
-      "sysds.codegen.api",
-      "sysds.codegen.compiler",
-      "sysds.codegen.optimizer",
-      "sysds.codegen.plancache",
-      "sysds.codegen.literals",
-      "sysds.stats.finegrained",
-      "sysds.lineage.cache.spill",
-      "sysds.gpu.memory.allocator",
-      "sysds.gpu.eviction.shadow.bufferSize",
-      "sysds.gpu.print.memoryInfo",
-      "sysds.gpu.place.rulebased",
-      "sysds.caching.bufferSize",
-      "sysds.federated.timeout",
+      "sysds.localtmpdir",           "sysds.optlevel",
+      "sysds.cp.parallel.ops",       "sysds.cp.parallel.io",
+      "sysds.parallel.encode",       "sysds.native.blas",
+      "sysds.native.blas.directory", "sysds.compressed.linalg",
+      "sysds.codegen.enabled",       "sysds.codegen.api",
+      "sysds.codegen.compiler",      "sysds.codegen.optimizer",
+      "sysds.codegen.plancache",     "sysds.codegen.literals",
+      "sysds.stats.finegrained",     "sysds.lineage.cache.spill",
+      "sysds.gpu.memory.allocator",  "sysds.gpu.eviction.shadow.bufferSize",
+      "sysds.gpu.print.memoryInfo",  "sysds.gpu.place.rulebased",
+      "sysds.caching.bufferSize",    "sysds.federated.timeout",
   };
   return keys;
 }
@@ -176,11 +165,16 @@ class XmlReader {
       const size_t semi = raw.find(';', i);
       if (semi == std::string::npos) fail("unterminated entity '" + raw.substr(i, 10) + "'");
       const std::string ent = raw.substr(i + 1, semi - i - 1);
-      if (ent == "lt") out += '<';
-      else if (ent == "gt") out += '>';
-      else if (ent == "amp") out += '&';
-      else if (ent == "quot") out += '"';
-      else if (ent == "apos") out += '\'';
+      if (ent == "lt")
+        out += '<';
+      else if (ent == "gt")
+        out += '>';
+      else if (ent == "amp")
+        out += '&';
+      else if (ent == "quot")
+        out += '"';
+      else if (ent == "apos")
+        out += '\'';
       else if (!ent.empty() && ent[0] == '#') {
         const bool hex = ent.size() > 1 && (ent[1] == 'x' || ent[1] == 'X');
         char* end = nullptr;
@@ -282,10 +276,13 @@ class XmlReader {
     while (!at_end() && std::isspace(static_cast<unsigned char>(peek()))) bump();
   }
   void expect(char c) {
-    if (at_end() || peek() != c) fail(std::string("expected '") + c + "', found '" + snippet() + "'");
+    if (at_end() || peek() != c)
+      fail(std::string("expected '") + c + "', found '" + snippet() + "'");
     bump();
   }
-  bool starts_with(const char* t) const { return s_.compare(pos_, std::char_traits<char>::length(t), t) == 0; }
+  bool starts_with(const char* t) const {
+    return s_.compare(pos_, std::char_traits<char>::length(t), t) == 0;
+  }
   bool at_end() const { return pos_ >= s_.size(); }
   char peek() const { return s_[pos_]; }
   void bump() {

@@ -1,6 +1,7 @@
-// The -config file reader: SystemDS-config.xml style, `<root><sysds.key>value</sysds.key>...</root>`.
-// Keys dmlrt honours are validated here (GPU memory settings through memory/memory_config.h); other
-// keys are reported as warnings. Shared by the CLI and the embedded API.
+// The -config file reader: SystemDS-config.xml style,
+// `<root><sysds.key>value</sysds.key>...</root>`. Keys dmlrt honours are validated here (GPU memory
+// settings through memory/memory_config.h); other keys are reported as warnings. Shared by the CLI
+// and the embedded API.
 #pragma once
 
 #include <cstdint>
@@ -15,11 +16,11 @@ enum class FloatPrecision { kDouble, kSingle };
 
 struct RuntimeConfig {
   FloatPrecision precision = FloatPrecision::kDouble;  // sysds.floating.point.precision
-  mem::MemoryConfig memory;        // sysds.gpu.availableGPUs, eviction.policy, memory.util.factor
-  bool gpu_sync_post_process = false;  // sysds.gpu.sync.postProcess
-  bool gpu_eager_cuda_free = false;    // sysds.gpu.eager.cudaFree
-  int stats_max_wrap_length = 30;      // sysds.stats.maxWrapLength
-  int64_t default_block_size = 1000;   // sysds.defaultblocksize
+  mem::MemoryConfig memory;  // sysds.gpu.availableGPUs, eviction.policy, memory.util.factor
+  bool gpu_sync_post_process = false;     // sysds.gpu.sync.postProcess
+  bool gpu_eager_cuda_free = false;       // sysds.gpu.eager.cudaFree
+  int stats_max_wrap_length = 30;         // sysds.stats.maxWrapLength
+  int64_t default_block_size = 1000;      // sysds.defaultblocksize
   std::string scratch = "scratch_space";  // sysds.scratch
 };
 

@@ -38,7 +38,8 @@ int main() {
   try {
     std::printf("dmlrt %s\n", dmlrt::version().c_str());
     dmlrt::Connection conn;
-    dmlrt::PreparedScript score = conn.prepare_script(kScoringPlan, {"X", "W", "b"}, {"Y", "total"});
+    dmlrt::PreparedScript score =
+        conn.prepare_script(kScoringPlan, {"X", "W", "b"}, {"Y", "total"});
 
     // Run 1: three rows of two features.
     score.set_matrix("X", {{1, 2}, {3, 4}, {5, 6}});  // (3, 2) row-major

@@ -50,15 +50,17 @@ auto guarded(F&& f) -> decltype(f()) {
 
 kernels::MatrixBlock to_block(const Matrix& m) {
   kernels::MatrixBlock b =
-      m.is_sparse() ? kernels::MatrixBlock::csr(m.rows(), m.cols(), m.row_ptr(), m.col_idx(), m.values())
-                    : kernels::MatrixBlock::dense(m.rows(), m.cols(), m.data());
+      m.is_sparse()
+          ? kernels::MatrixBlock::csr(m.rows(), m.cols(), m.row_ptr(), m.col_idx(), m.values())
+          : kernels::MatrixBlock::dense(m.rows(), m.cols(), m.data());
   // Inputs take the format SystemDS would give them (JMLC's conversion does the same).
   b.examine_format();
   return b;
 }
 
 Matrix to_matrix(const kernels::MatrixBlock& b) {
-  if (b.is_sparse()) return Matrix::csr(b.rows(), b.cols(), b.row_ptr(), b.col_idx(), b.csr_values());
+  if (b.is_sparse())
+    return Matrix::csr(b.rows(), b.cols(), b.row_ptr(), b.col_idx(), b.csr_values());
   return Matrix(b.rows(), b.cols(), b.dense_values());
 }
 
@@ -122,8 +124,8 @@ Connection::Connection(Options options) {
   }
   if (impl->options.gpu != GpuMode::kOff) {
     // Note: there is no GPU backend in this build yet; every op runs on the CPU backend.
-    DMLRT_WARN("GPU mode requested, but this build runs on the CPU ("
-               << gpu::device_summary() << ")");
+    DMLRT_WARN("GPU mode requested, but this build runs on the CPU (" << gpu::device_summary()
+                                                                      << ")");
   }
   impl_ = std::move(impl);
 }
@@ -157,8 +159,8 @@ struct PreparedScript::Impl {
 
   void require_input(const std::string& name, const char* what) const {
     if (!input_set.count(name)) {
-      throw Error(std::string(what) + ": '" + name + "' is not a declared input of this script (inputs: " +
-                  join(inputs) + ")");
+      throw Error(std::string(what) + ": '" + name +
+                  "' is not a declared input of this script (inputs: " + join(inputs) + ")");
     }
   }
 };
@@ -194,10 +196,9 @@ PreparedScript Connection::prepare_script(const std::string& plan_text,
   return PreparedScript(std::move(s));
 }
 
-PreparedScript Connection::prepare_script_file(const std::string& path,
-                                               const std::vector<std::string>& inputs,
-                                               const std::vector<std::string>& outputs,
-                                               const std::map<std::string, std::string>& args) const {
+PreparedScript Connection::prepare_script_file(
+    const std::string& path, const std::vector<std::string>& inputs,
+    const std::vector<std::string>& outputs, const std::map<std::string, std::string>& args) const {
   std::unique_ptr<PreparedScript::Impl> s(make_script_impl(impl_, inputs, outputs));
   guarded([&] {
     const auto t0 = std::chrono::steady_clock::now();
@@ -230,14 +231,16 @@ void PreparedScript::set_matrix(const std::string& name, int64_t rows, int64_t c
   set_matrix(name, Matrix(rows, cols, std::move(data)));
 }
 
-void PreparedScript::set_matrix(const std::string& name, const std::vector<std::vector<double>>& rows) {
+void PreparedScript::set_matrix(const std::string& name,
+                                const std::vector<std::vector<double>>& rows) {
   impl_->require_input(name, "set_matrix");
   set_matrix(name, Matrix::from_rows(rows));
 }
 
 void PreparedScript::set_matrix(const std::string& name, Matrix m) {
   impl_->require_input(name, "set_matrix");
-  impl_->bindings[name] = guarded([&] { return std::make_shared<const kernels::MatrixBlock>(to_block(m)); });
+  impl_->bindings[name] =
+      guarded([&] { return std::make_shared<const kernels::MatrixBlock>(to_block(m)); });
 }
 
 void PreparedScript::set_scalar(const std::string& name, double v) {
@@ -279,8 +282,8 @@ struct ResultVariables::Impl {
     const auto it = values.find(name);
     if (it != values.end()) return it->second;
     if (std::find(declared.begin(), declared.end(), name) == declared.end()) {
-      throw Error(std::string(what) + ": '" + name + "' is not a declared output of this script (outputs: " +
-                  join(declared) + ")");
+      throw Error(std::string(what) + ": '" + name +
+                  "' is not a declared output of this script (outputs: " + join(declared) + ")");
     }
     throw Error(std::string(what) + ": output '" + name +
                 "' is not in the symbol table after the run (the plan never set it, or removed it "
@@ -305,7 +308,8 @@ ResultVariables PreparedScript::execute() {
   Impl& s = *impl_;
   for (const std::string& in : s.inputs) {
     if (!s.bindings.count(in)) {
-      throw Error("execute: input '" + in + "' has no value; bind it with set_matrix or set_scalar");
+      throw Error("execute: input '" + in +
+                  "' has no value; bind it with set_matrix or set_scalar");
     }
   }
   const Options& opts = s.conn->options;
@@ -333,7 +337,8 @@ ResultVariables PreparedScript::execute() {
     }
     const auto t0 = std::chrono::steady_clock::now();
     interp.run(ec);
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     for (const std::string& name : s.outputs) {
       const inst::Value* v = ec.find(name);
       if (v == nullptr) continue;  // reported when asked for (JMLC does the same)
@@ -357,7 +362,8 @@ ResultVariables PreparedScript::execute() {
 ResultVariables::ResultVariables() : impl_(std::make_unique<Impl>()) {}
 ResultVariables::ResultVariables(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 ResultVariables::~ResultVariables() = default;
-ResultVariables::ResultVariables(const ResultVariables& o) : impl_(std::make_unique<Impl>(*o.impl_)) {}
+ResultVariables::ResultVariables(const ResultVariables& o)
+    : impl_(std::make_unique<Impl>(*o.impl_)) {}
 ResultVariables& ResultVariables::operator=(const ResultVariables& o) {
   if (this != &o) impl_ = std::make_unique<Impl>(*o.impl_);
   return *this;
@@ -371,7 +377,9 @@ std::vector<std::string> ResultVariables::names() const {
   return out;
 }
 size_t ResultVariables::size() const { return impl_->values.size(); }
-bool ResultVariables::contains(const std::string& name) const { return impl_->values.count(name) != 0; }
+bool ResultVariables::contains(const std::string& name) const {
+  return impl_->values.count(name) != 0;
+}
 bool ResultVariables::is_matrix(const std::string& name) const {
   return std::holds_alternative<BlockPtr>(impl_->get(name, "is_matrix"));
 }

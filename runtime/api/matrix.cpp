@@ -58,17 +58,20 @@ Matrix Matrix::from_rows(const std::vector<std::vector<double>>& rows) {
 Matrix Matrix::csr(int64_t rows, int64_t cols, std::vector<int64_t> row_ptr,
                    std::vector<int32_t> col_idx, std::vector<double> values) {
   check_dims(rows, cols, "Matrix::csr");
-  auto fail = [&](const std::string& msg) { throw Error("Matrix::csr (" + dims(rows, cols) + "): " + msg); };
+  auto fail = [&](const std::string& msg) {
+    throw Error("Matrix::csr (" + dims(rows, cols) + "): " + msg);
+  };
   if (cols > std::numeric_limits<int32_t>::max()) fail("more columns than 32-bit indices hold");
   if (static_cast<int64_t>(row_ptr.size()) != rows + 1) {
-    fail("row_ptr has " + std::to_string(row_ptr.size()) + " entries, expected rows+1 = " +
-         std::to_string(rows + 1));
+    fail("row_ptr has " + std::to_string(row_ptr.size()) +
+         " entries, expected rows+1 = " + std::to_string(rows + 1));
   }
   if (col_idx.size() != values.size()) {
     fail("col_idx has " + std::to_string(col_idx.size()) + " entries but values has " +
          std::to_string(values.size()));
   }
-  if (row_ptr[0] != 0 || row_ptr[static_cast<size_t>(rows)] != static_cast<int64_t>(values.size())) {
+  if (row_ptr[0] != 0 ||
+      row_ptr[static_cast<size_t>(rows)] != static_cast<int64_t>(values.size())) {
     fail("row_ptr must start at 0 and end at nnz = " + std::to_string(values.size()));
   }
   for (int64_t r = 0; r < rows; ++r) {
@@ -132,8 +135,10 @@ Matrix Matrix::to_dense() const {
   if (!sparse_) return *this;
   std::vector<double> d(static_cast<size_t>(rows_ * cols_), 0.0);
   for (int64_t r = 0; r < rows_; ++r) {
-    for (int64_t k = row_ptr_[static_cast<size_t>(r)]; k < row_ptr_[static_cast<size_t>(r) + 1]; ++k) {
-      d[static_cast<size_t>(r * cols_ + col_idx_[static_cast<size_t>(k)])] = values_[static_cast<size_t>(k)];
+    for (int64_t k = row_ptr_[static_cast<size_t>(r)]; k < row_ptr_[static_cast<size_t>(r) + 1];
+         ++k) {
+      d[static_cast<size_t>(r * cols_ + col_idx_[static_cast<size_t>(k)])] =
+          values_[static_cast<size_t>(k)];
     }
   }
   return Matrix(rows_, cols_, std::move(d));
@@ -144,11 +149,13 @@ Matrix Matrix::to_csr() const {
   std::vector<int32_t> ci;
   std::vector<double> vals;
   if (!sparse_ && cols_ > std::numeric_limits<int32_t>::max()) {
-    throw Error("Matrix::to_csr: " + dims(rows_, cols_) + " has more columns than 32-bit indices hold");
+    throw Error("Matrix::to_csr: " + dims(rows_, cols_) +
+                " has more columns than 32-bit indices hold");
   }
   for (int64_t r = 0; r < rows_; ++r) {
     if (sparse_) {
-      for (int64_t k = row_ptr_[static_cast<size_t>(r)]; k < row_ptr_[static_cast<size_t>(r) + 1]; ++k) {
+      for (int64_t k = row_ptr_[static_cast<size_t>(r)]; k < row_ptr_[static_cast<size_t>(r) + 1];
+           ++k) {
         if (values_[static_cast<size_t>(k)] != 0.0) {
           ci.push_back(col_idx_[static_cast<size_t>(k)]);
           vals.push_back(values_[static_cast<size_t>(k)]);
@@ -172,7 +179,8 @@ std::vector<std::vector<double>> Matrix::to_rows() const {
   const Matrix d = to_dense();
   std::vector<std::vector<double>> out(static_cast<size_t>(rows_));
   for (int64_t r = 0; r < rows_; ++r) {
-    out[static_cast<size_t>(r)].assign(d.data_.begin() + r * cols_, d.data_.begin() + (r + 1) * cols_);
+    out[static_cast<size_t>(r)].assign(d.data_.begin() + r * cols_,
+                                       d.data_.begin() + (r + 1) * cols_);
   }
   return out;
 }

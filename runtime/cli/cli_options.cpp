@@ -33,24 +33,30 @@ struct Spec {
 
 const Spec kGeneral[] = {
     {"f", "<plan>", "the plan file to run (may also be given as the first argument)"},
-    {"args", "<v1> <v2> ...", "values for $1 $2 ... in the plan (every token up to the next option)"},
+    {"args", "<v1> <v2> ...",
+     "values for $1 $2 ... in the plan (every token up to the next option)"},
     {"nvargs", "<name=value> ...", "values for $name in the plan; not together with -args"},
-    {"config", "<file.xml>", "SystemDS-config.xml-style settings (<root><sysds.key>value</sysds.key>)"},
-    {"precision", "double|single", "floating-point precision of device data (overrides the config)"},
+    {"config", "<file.xml>",
+     "SystemDS-config.xml-style settings (<root><sysds.key>value</sysds.key>)"},
+    {"precision", "double|single",
+     "floating-point precision of device data (overrides the config)"},
     {"seed", "<n>", "base seed for rand() with seed -1 (default: a fresh seed per run)"},
     {"help", "", "print this help and exit"},
     {"version", "", "print the version and build and exit (also --version)"},
 };
 const Spec kDiagnostics[] = {
     {"stats", "[n]", "after the run, print statistics and the n slowest instructions (default 10)"},
-    {"explain", "[runtime|raw]", "print the plan before running it: SystemDS's explain rendering "
-                                 "(runtime, the default) or the lossless plan text (raw)"},
+    {"explain", "[runtime|raw]",
+     "print the plan before running it: SystemDS's explain rendering "
+     "(runtime, the default) or the lossless plan text (raw)"},
 };
 const Spec kDevice[] = {
-    {"gpu", "[force]", "run ops on the GPU where their operands fit (force: wherever an op has a "
-                       "GPU implementation)"},
-    {"gpu-mem-budget", "<bytes>", "GPU memory budget, e.g. 8G (default: sysds.gpu.memory.util.factor "
-                                  "of the free device memory)"},
+    {"gpu", "[force]",
+     "run ops on the GPU where their operands fit (force: wherever an op has a "
+     "GPU implementation)"},
+    {"gpu-mem-budget", "<bytes>",
+     "GPU memory budget, e.g. 8G (default: sysds.gpu.memory.util.factor "
+     "of the free device memory)"},
 };
 
 const std::set<std::string>& known_names() {
@@ -65,7 +71,8 @@ const std::set<std::string>& known_names() {
 }
 
 bool is_digits(const std::string& s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); });
+  return !s.empty() &&
+         std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); });
 }
 
 // Splits "-name", "--name" or "-name=value" into name and value when `name` is a dmlrt option.
@@ -86,8 +93,9 @@ bool is_known_option(const std::string& tok) {
   return split_option(tok, name, value);
 }
 
-const std::set<std::string> kExplainLevels = {"runtime", "raw", "hops", "recompile_hops",
-                                              "recompile_runtime", "codegen", "codegen_recompile"};
+const std::set<std::string> kExplainLevels = {
+    "runtime",          "raw", "hops", "recompile_hops", "recompile_runtime", "codegen",
+    "codegen_recompile"};
 
 void print_group(std::ostream& os, const char* title, const Spec* begin, const Spec* end) {
   os << title << ":\n";
@@ -129,16 +137,23 @@ long long parse_byte_size(const std::string& text, const std::string& option) {
   std::transform(suffix.begin(), suffix.end(), suffix.begin(),
                  [](unsigned char c) { return std::toupper(c); });
   long long mult = 0;
-  if (suffix.empty() || suffix == "B") mult = 1;
-  else if (suffix == "K" || suffix == "KB" || suffix == "KIB") mult = 1LL << 10;
-  else if (suffix == "M" || suffix == "MB" || suffix == "MIB") mult = 1LL << 20;
-  else if (suffix == "G" || suffix == "GB" || suffix == "GIB") mult = 1LL << 30;
-  else if (suffix == "T" || suffix == "TB" || suffix == "TIB") mult = 1LL << 40;
+  if (suffix.empty() || suffix == "B")
+    mult = 1;
+  else if (suffix == "K" || suffix == "KB" || suffix == "KIB")
+    mult = 1LL << 10;
+  else if (suffix == "M" || suffix == "MB" || suffix == "MIB")
+    mult = 1LL << 20;
+  else if (suffix == "G" || suffix == "GB" || suffix == "GIB")
+    mult = 1LL << 30;
+  else if (suffix == "T" || suffix == "TB" || suffix == "TIB")
+    mult = 1LL << 40;
   errno = 0;
   const long long n = i == 0 ? 0 : std::strtoll(text.substr(0, i).c_str(), nullptr, 10);
   if (i == 0 || mult == 0 || errno != 0 || n <= 0 || n > (1LL << 62) / mult) {
-    throw UsageError("option '-" + option + "': expected a positive byte count such as 4096, 512M "
-                     "or 8G, got '" + text + "'");
+    throw UsageError("option '-" + option +
+                     "': expected a positive byte count such as 4096, 512M "
+                     "or 8G, got '" +
+                     text + "'");
   }
   return n * mult;
 }
@@ -183,13 +198,17 @@ CliOptions parse_command_line(int argc, const char* const argv[]) {
     }
     std::string value;
     if (name == "stats") {
-      value = inline_value ? *inline_value : (i + 1 < argc && is_digits(argv[i + 1])) ? argv[++i] : "10";
+      value = inline_value                               ? *inline_value
+              : (i + 1 < argc && is_digits(argv[i + 1])) ? argv[++i]
+                                                         : "10";
     } else if (name == "explain") {
-      value = inline_value                                             ? *inline_value
+      value = inline_value                                          ? *inline_value
               : (i + 1 < argc && kExplainLevels.count(argv[i + 1])) ? argv[++i]
-                                                                       : "runtime";
+                                                                    : "runtime";
     } else if (name == "gpu") {
-      value = inline_value ? *inline_value : (i + 1 < argc && std::string(argv[i + 1]) == "force") ? argv[++i] : "on";
+      value = inline_value                                            ? *inline_value
+              : (i + 1 < argc && std::string(argv[i + 1]) == "force") ? argv[++i]
+                                                                      : "on";
     } else {
       tokens.push_back(tok);
       continue;
@@ -199,25 +218,21 @@ CliOptions parse_command_line(int argc, const char* const argv[]) {
   if (have_args && have_nvargs) throw UsageError("-args and -nvargs cannot be used together");
 
   po::options_description desc;
-  desc.add_options()
-      ("f", po::value<std::string>())
-      ("config", po::value<std::string>())
-      ("precision", po::value<std::string>())
-      ("seed", po::value<std::string>())
-      ("help,h", po::bool_switch())
-      ("version", po::bool_switch())
-      ("stats", po::value<std::string>())
-      ("explain", po::value<std::string>())
-      ("gpu", po::value<std::string>())
-      ("gpu-mem-budget", po::value<std::string>())
-      ("plan-file", po::value<std::string>());
+  desc.add_options()("f", po::value<std::string>())("config", po::value<std::string>())(
+      "precision", po::value<std::string>())("seed", po::value<std::string>())(
+      "help,h", po::bool_switch())("version", po::bool_switch())("stats", po::value<std::string>())(
+      "explain", po::value<std::string>())("gpu", po::value<std::string>())(
+      "gpu-mem-budget", po::value<std::string>())("plan-file", po::value<std::string>());
   po::positional_options_description positional;
   positional.add("plan-file", 1);
   po::variables_map vm;
   try {
-    const int style = (po::command_line_style::unix_style | po::command_line_style::allow_long_disguise) &
-                      ~po::command_line_style::allow_guessing;
-    po::store(po::command_line_parser(tokens).options(desc).positional(positional).style(style).run(), vm);
+    const int style =
+        (po::command_line_style::unix_style | po::command_line_style::allow_long_disguise) &
+        ~po::command_line_style::allow_guessing;
+    po::store(
+        po::command_line_parser(tokens).options(desc).positional(positional).style(style).run(),
+        vm);
     po::notify(vm);
   } catch (const po::too_many_positional_options_error&) {
     throw UsageError("more than one plan file given (put plan arguments after -args or -nvargs)");
@@ -241,7 +256,8 @@ CliOptions parse_command_line(int argc, const char* const argv[]) {
   if (vm.count("config")) opts.config_file = vm["config"].as<std::string>();
   if (vm.count("precision")) {
     try {
-      opts.precision = runtime::parse_precision(vm["precision"].as<std::string>(), "option '-precision'");
+      opts.precision =
+          runtime::parse_precision(vm["precision"].as<std::string>(), "option '-precision'");
     } catch (const dmlrt::Error& e) {
       throw UsageError(e.what());
     }
@@ -267,7 +283,8 @@ CliOptions parse_command_line(int argc, const char* const argv[]) {
   if (vm.count("explain")) {
     const std::string s = vm["explain"].as<std::string>();
     if (s != "runtime" && s != "raw") {
-      throw UsageError("option '-explain': level '" + s + "' is not supported (dmlrt runs compiled "
+      throw UsageError("option '-explain': level '" + s +
+                       "' is not supported (dmlrt runs compiled "
                        "runtime plans; use runtime or raw)");
     }
     opts.explain = true;
@@ -275,9 +292,12 @@ CliOptions parse_command_line(int argc, const char* const argv[]) {
   }
   if (vm.count("gpu")) {
     const std::string s = vm["gpu"].as<std::string>();
-    if (s == "on") opts.gpu = GpuFlag::kOn;
-    else if (s == "force") opts.gpu = GpuFlag::kForce;
-    else throw UsageError("option '-gpu': expected nothing or 'force', got '" + s + "'");
+    if (s == "on")
+      opts.gpu = GpuFlag::kOn;
+    else if (s == "force")
+      opts.gpu = GpuFlag::kForce;
+    else
+      throw UsageError("option '-gpu': expected nothing or 'force', got '" + s + "'");
   }
   if (vm.count("gpu-mem-budget")) {
     opts.gpu_mem_budget = parse_byte_size(vm["gpu-mem-budget"].as<std::string>(), "gpu-mem-budget");
@@ -287,13 +307,15 @@ CliOptions parse_command_line(int argc, const char* const argv[]) {
 
 void print_help(std::ostream& os) {
   os << "Usage: dmlrt [-f] <plan> [options] [-args <v1> ... | -nvargs <name=value> ...]\n"
-        "Runs a compiled Apache SystemDS runtime plan (the block grammar of SystemDS's -explain runtime\n"
+        "Runs a compiled Apache SystemDS runtime plan (the block grammar of SystemDS's -explain "
+        "runtime\n"
         "output, with raw or explain-rendered instruction lines).\n"
         "Options take one dash, as in SystemDS (two dashes work too).\n\n";
   print_group(os, "General", std::begin(kGeneral), std::end(kGeneral));
   print_group(os, "Diagnostics", std::begin(kDiagnostics), std::end(kDiagnostics));
   print_group(os, "Device", std::begin(kDevice), std::end(kDevice));
-  os << "Optional arguments: -stats, -explain and -gpu take the next token only when it is a count,\n"
+  os << "Optional arguments: -stats, -explain and -gpu take the next token only when it is a "
+        "count,\n"
         "a level name or 'force' respectively, so `-stats -f x.plan`, `-f x.plan -stats` and\n"
         "`-stats 5 x.plan` all work; `-stats=5` is accepted too. Command-line options override\n"
         "-config settings.\n\n"
@@ -301,7 +323,8 @@ void print_help(std::ostream& os) {
         "tables; diagnostics go to stderr.\n\n"
         "Exit status:\n"
         "  0  the plan ran to completion\n"
-        "  1  the plan failed: unreadable or malformed plan, bad input data, stop(), failed assert,\n"
+        "  1  the plan failed: unreadable or malformed plan, bad input data, stop(), failed "
+        "assert,\n"
         "     or any other run-time error (\"dmlrt: error: <file>:<line>: ...\" on stderr)\n"
         "  2  bad command line or -config file (unknown option, missing plan, bad value)\n\n"
         "Environment:\n"

@@ -1,9 +1,8 @@
 // The embedded API (runtime/include/dmlrt): prepare once, bind, execute many times; scalar and
 // matrix inputs and outputs; undeclared names; errors as dmlrt::Error. Only public headers here,
 // as a user of the installed package would have. Expected values are worked out by hand.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cstdint>
 #include <regex>
 #include <sstream>
@@ -42,7 +41,8 @@ const char* kScalars = R"(PROGRAM
 ------CP°rmvar°_Var0
 )";
 
-void check_matrix(const dmlrt::Matrix& m, int64_t rows, int64_t cols, const std::vector<double>& ref) {
+void check_matrix(const dmlrt::Matrix& m, int64_t rows, int64_t cols,
+                  const std::vector<double>& ref) {
   REQUIRE(m.rows() == rows);
   REQUIRE(m.cols() == cols);
   for (int64_t r = 0; r < rows; ++r) {
@@ -91,7 +91,8 @@ TEST_CASE("api: prepare once, execute twice with fresh bindings", "[api]") {
   SECTION("clear_parameters drops every binding") {
     s.clear_parameters();
     CHECK_THROWS_AS(s.execute(), dmlrt::Error);
-    CHECK_THROWS_WITH(s.execute(), "execute: input 'X' has no value; bind it with set_matrix or set_scalar");
+    CHECK_THROWS_WITH(s.execute(),
+                      "execute: input 'X' has no value; bind it with set_matrix or set_scalar");
   }
 }
 
@@ -99,7 +100,8 @@ TEST_CASE("api: sparse and dense inputs give the same result", "[api]") {
   dmlrt::Connection conn;
   dmlrt::PreparedScript s = conn.prepare_script(kScoring, {"X", "W", "b"}, {"Y", "total"});
   // X (4, 5) with three nonzeros: (0,1)=2, (2,0)=-1, (3,4)=4.
-  const dmlrt::Matrix x_csr = dmlrt::Matrix::csr(4, 5, {0, 1, 1, 2, 3}, {1, 0, 4}, {2.0, -1.0, 4.0});
+  const dmlrt::Matrix x_csr =
+      dmlrt::Matrix::csr(4, 5, {0, 1, 1, 2, 3}, {1, 0, 4}, {2.0, -1.0, 4.0});
   const dmlrt::Matrix w(5, 1, {1, 2, 3, 4, 5});
   const std::vector<double> ref = {4, 0, -1, 20};
   s.set_matrix("W", w);
@@ -141,8 +143,8 @@ TEST_CASE("api: scalars of every value type in and out", "[api]") {
   dmlrt::Options opts;
   opts.output = &printed;
   dmlrt::Connection conn(opts);
-  dmlrt::PreparedScript s =
-      conn.prepare_script(kScalars, {"a", "n", "flag", "name"}, {"sum", "twice", "neg", "greeting"});
+  dmlrt::PreparedScript s = conn.prepare_script(kScalars, {"a", "n", "flag", "name"},
+                                                {"sum", "twice", "neg", "greeting"});
   s.set_scalar("a", 1.25);
   s.set_scalar("n", 20);  // int binds as INT64
   s.set_scalar("flag", true);
@@ -178,17 +180,22 @@ TEST_CASE("api: undeclared and missing names throw dmlrt::Error", "[api]") {
                     "set_matrix: 'Y' is not a declared input of this script (inputs: X, W, b)");
   CHECK_THROWS_WITH(s.set_matrix("X", {{1.0, 2.0}, {3.0}}),
                     "Matrix::from_rows: row 1 has 1 values, row 0 has 2");
-  CHECK_THROWS_WITH(s.set_matrix("X", 2, 2, nullptr), "set_matrix: 'X': null data for a 2x2 matrix");
+  CHECK_THROWS_WITH(s.set_matrix("X", 2, 2, nullptr),
+                    "set_matrix: 'X': null data for a 2x2 matrix");
 
   s.set_matrix("X", {{1, 2}});
   s.set_matrix("W", {{1}, {1}});
-  CHECK_THROWS_WITH(s.execute(), "execute: input 'b' has no value; bind it with set_matrix or set_scalar");
+  CHECK_THROWS_WITH(s.execute(),
+                    "execute: input 'b' has no value; bind it with set_matrix or set_scalar");
   s.set_scalar("b", 0.0);
   const dmlrt::ResultVariables r = s.execute();
-  CHECK_THROWS_WITH(r.get_matrix("Z"), "get_matrix: 'Z' is not a declared output of this script (outputs: Y, total)");
-  CHECK_THROWS_WITH(r.get_double("X"), "get_double: 'X' is not a declared output of this script (outputs: Y, total)");
+  CHECK_THROWS_WITH(r.get_matrix("Z"),
+                    "get_matrix: 'Z' is not a declared output of this script (outputs: Y, total)");
+  CHECK_THROWS_WITH(r.get_double("X"),
+                    "get_double: 'X' is not a declared output of this script (outputs: Y, total)");
   CHECK_THROWS_WITH(r.get_double("Y"), "get_double: output 'Y' is a 1x1 matrix, not a scalar");
-  CHECK_THROWS_WITH(r.get_matrix("total"), "get_matrix: output 'total' is a scalar (FP64), not a matrix");
+  CHECK_THROWS_WITH(r.get_matrix("total"),
+                    "get_matrix: output 'total' is a scalar (FP64), not a matrix");
 
   SECTION("a declared output the plan removed") {
     const char* removes = R"(PROGRAM
@@ -202,19 +209,22 @@ TEST_CASE("api: undeclared and missing names throw dmlrt::Error", "[api]") {
     const dmlrt::ResultVariables rt = t.execute();
     CHECK(rt.size() == 0);
     CHECK_FALSE(rt.contains("Y"));
-    CHECK_THROWS_WITH(rt.get_matrix("Y"), Contains("get_matrix: output 'Y' is not in the symbol table after the run"));
+    CHECK_THROWS_WITH(rt.get_matrix("Y"),
+                      Contains("get_matrix: output 'Y' is not in the symbol table after the run"));
   }
   SECTION("names declared twice") {
     CHECK_THROWS_WITH(conn.prepare_script(kScoring, {"X", "X"}, {"Y"}),
                       "prepare_script: input 'X' is declared twice");
-    CHECK_THROWS_WITH(conn.prepare_script(kScoring, {"X"}, {""}), "prepare_script: empty output name");
+    CHECK_THROWS_WITH(conn.prepare_script(kScoring, {"X"}, {""}),
+                      "prepare_script: empty output name");
   }
 }
 
 TEST_CASE("api: failures map to dmlrt::Error with the plan location", "[api]") {
   dmlrt::Connection conn;
   SECTION("parse error at prepare") {
-    const std::string bad = "PROGRAM\n--MAIN PROGRAM\n----GENERIC (lines 1-1)\n------CP°frobnicate°1°2\n";
+    const std::string bad =
+        "PROGRAM\n--MAIN PROGRAM\n----GENERIC (lines 1-1)\n------CP°frobnicate°1°2\n";
     CHECK_THROWS_AS(conn.prepare_script(bad, {}, {}), dmlrt::Error);
     CHECK_THROWS_WITH(conn.prepare_script(bad, {}, {}), Contains("<script>:4:"));
     CHECK_THROWS_WITH(conn.prepare_script(bad, {}, {}), Contains("unknown opcode 'frobnicate'"));
@@ -230,15 +240,17 @@ TEST_CASE("api: failures map to dmlrt::Error with the plan location", "[api]") {
     CHECK_THROWS_WITH(s.execute(), Contains("3x1"));
   }
   SECTION("stop()") {
-    const char* stops = "PROGRAM\n--MAIN PROGRAM\n----GENERIC (lines 1-1)\n"
-                        "------CP°stop°msg·SCALAR·STRING°_Var0·SCALAR·STRING\n";
+    const char* stops =
+        "PROGRAM\n--MAIN PROGRAM\n----GENERIC (lines 1-1)\n"
+        "------CP°stop°msg·SCALAR·STRING°_Var0·SCALAR·STRING\n";
     dmlrt::PreparedScript s = conn.prepare_script(stops, {"msg"}, {});
     s.set_scalar("msg", "boom");
     CHECK_THROWS_WITH(s.execute(), Contains("<script>:4:") && Contains("stop: boom"));
   }
   SECTION("unreadable plan file") {
     CHECK_THROWS_AS(conn.prepare_script_file("/nonexistent/x.plan", {}, {}), dmlrt::Error);
-    CHECK_THROWS_WITH(conn.prepare_script_file("/nonexistent/x.plan", {}, {}), Contains("/nonexistent/x.plan"));
+    CHECK_THROWS_WITH(conn.prepare_script_file("/nonexistent/x.plan", {}, {}),
+                      Contains("/nonexistent/x.plan"));
     CHECK_THROWS_WITH(dmlrt::Connection::read_script("/nonexistent/x.plan"),
                       "/nonexistent/x.plan: cannot read the script");
   }
@@ -253,8 +265,8 @@ TEST_CASE("api: plan files, arguments, statistics and explain", "[api]") {
   opts.statistics_top_n = 2;
   dmlrt::Connection conn(opts);
 
-  dmlrt::PreparedScript named =
-      conn.prepare_script_file(dir + "named_args.plan", {}, {}, {{"$x", "2"}, {"y", "4"}, {"msg", "hi"}});
+  dmlrt::PreparedScript named = conn.prepare_script_file(dir + "named_args.plan", {}, {},
+                                                         {{"$x", "2"}, {"y", "4"}, {"msg", "hi"}});
   named.execute();
   CHECK(printed.str() == "8.0\nhi\n");
 
@@ -300,11 +312,13 @@ TEST_CASE("api: connection options and version", "[api]") {
 
   opts.config_file = dir + "bad_value.xml";
   CHECK_THROWS_AS(dmlrt::Connection(opts), dmlrt::Error);
-  CHECK_THROWS_WITH(dmlrt::Connection(opts), Contains("bad_value.xml:3: sysds.gpu.memory.util.factor"));
+  CHECK_THROWS_WITH(dmlrt::Connection(opts),
+                    Contains("bad_value.xml:3: sysds.gpu.memory.util.factor"));
 
   dmlrt::Options negative;
   negative.statistics_top_n = -1;
-  CHECK_THROWS_WITH(dmlrt::Connection(negative), "Connection: statistics_top_n must be >= 0, got -1");
+  CHECK_THROWS_WITH(dmlrt::Connection(negative),
+                    "Connection: statistics_top_n must be >= 0, got -1");
 }
 
 TEST_CASE("api: Matrix value type", "[api]") {
@@ -325,7 +339,8 @@ TEST_CASE("api: Matrix value type", "[api]") {
   CHECK(dmlrt::Matrix::zeros(0, 4).cols() == 4);
   CHECK(dmlrt::Matrix::from_rows({}).rows() == 0);
 
-  CHECK_THROWS_WITH(dmlrt::Matrix(2, 2, {1, 2, 3}), "Matrix: 3 values given for a 2x2 matrix (expected 4)");
+  CHECK_THROWS_WITH(dmlrt::Matrix(2, 2, {1, 2, 3}),
+                    "Matrix: 3 values given for a 2x2 matrix (expected 4)");
   CHECK_THROWS_WITH(dmlrt::Matrix(-1, 2, {}), "Matrix: negative dimensions -1x2");
   CHECK_THROWS_WITH(m.at(2, 0), "Matrix::at: cell (2, 0) outside a 2x3 matrix");
   CHECK_THROWS_WITH(c.data(), Contains("the matrix is in CSR form"));

@@ -1,18 +1,17 @@
 // The dmlrt command line, run as a process (DMLRT_BINARY) on the fixture plans in data/cli/:
 // stdout, stderr and exit codes (0 ok, 1 the plan failed, 2 bad command line or config).
-#include <catch2/catch.hpp>
-
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #include "dmlrt/version.h"
@@ -38,8 +37,8 @@ std::string read_all(const fs::path& p) {
 
 fs::path scratch_dir() {
   static std::atomic<int> counter{0};
-  const fs::path dir = fs::temp_directory_path() /
-                       ("dmlrt_cli_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+  const fs::path dir = fs::temp_directory_path() / ("dmlrt_cli_test_" + std::to_string(::getpid()) +
+                                                    "_" + std::to_string(counter++));
   fs::create_directories(dir);
   return dir;
 }
@@ -144,7 +143,8 @@ TEST_CASE("cli: -stats prints SystemDS's statistics layout after the output", "[
   }
 
   SECTION("-stats n keeps the top n rows; the count is optional and may follow with =") {
-    for (const std::string args : {"-stats 1 -f sum.plan", "-f sum.plan -stats=1", "-stats 1 sum.plan"}) {
+    for (const std::string args :
+         {"-stats 1 -f sum.plan", "-f sum.plan -stats=1", "-stats 1 sum.plan"}) {
       INFO(args);
       const CliRun r = run_dmlrt(args);
       REQUIRE(r.code == 0);
@@ -177,7 +177,8 @@ TEST_CASE("cli: -stats prints SystemDS's statistics layout after the output", "[
   SECTION("a count that is not a number is a usage error") {
     const CliRun r = run_dmlrt("-f sum.plan -stats=many");
     CHECK(r.code == 2);
-    CHECK_THAT(r.err, Catch::Contains("option '-stats': expected a count of heavy hitters, got 'many'"));
+    CHECK_THAT(r.err,
+               Catch::Contains("option '-stats': expected a count of heavy hitters, got 'many'"));
     CHECK(r.out.empty());
   }
 }
@@ -189,7 +190,8 @@ TEST_CASE("cli: -explain prints the plan before running it", "[cli]") {
       "------CP°+°2·SCALAR·INT64·true°3·SCALAR·INT64·true°_Var0·SCALAR·INT64\n";
 
   SECTION("runtime is the default level") {
-    for (const std::string args : {"-explain -f sum.plan", "-f sum.plan -explain", "-explain runtime sum.plan"}) {
+    for (const std::string args :
+         {"-explain -f sum.plan", "-f sum.plan -explain", "-explain runtime sum.plan"}) {
       INFO(args);
       const CliRun r = run_dmlrt(args);
       REQUIRE(r.code == 0);
@@ -296,7 +298,8 @@ TEST_CASE("cli: bad command lines exit with 2 and a message", "[cli]") {
   SECTION("bad values") {
     CliRun r = run_dmlrt("-f sum.plan -precision half");
     CHECK(r.code == 2);
-    CHECK_THAT(r.err, Catch::Contains("option '-precision': expected double or single, got 'half'"));
+    CHECK_THAT(r.err,
+               Catch::Contains("option '-precision': expected double or single, got 'half'"));
     r = run_dmlrt("-f sum.plan -seed x");
     CHECK(r.code == 2);
     CHECK_THAT(r.err, Catch::Contains("option '-seed': expected an integer >= -1, got 'x'"));
@@ -372,18 +375,21 @@ TEST_CASE("cli: -config reads sysds.* settings", "[cli][config]") {
     const CliRun r = run_dmlrt("-config unknown_key.xml -f sum.plan");
     CHECK(r.code == 0);
     CHECK(r.out == "5\ndone\n");
-    CHECK_THAT(r.err, Catch::Contains("unknown_key.xml:3: unknown key 'sysds.no.such.key'; ignored"));
+    CHECK_THAT(r.err,
+               Catch::Contains("unknown_key.xml:3: unknown key 'sysds.no.such.key'; ignored"));
     // A SystemDS key without effect in dmlrt is only an info message.
     CHECK(r.err.find("sysds.native.blas") == std::string::npos);
     const CliRun info = run_dmlrt("-config unknown_key.xml -f sum.plan", "info");
-    CHECK_THAT(info.err, Catch::Contains("unknown_key.xml:2: sysds.native.blas: has no effect in dmlrt"));
+    CHECK_THAT(info.err,
+               Catch::Contains("unknown_key.xml:2: sysds.native.blas: has no effect in dmlrt"));
   }
   SECTION("a bad value names the file, line and key") {
     const CliRun r = run_dmlrt("-f sum.plan -config bad_value.xml");
     CHECK(r.code == 2);
     CHECK(r.out.empty());
-    CHECK_THAT(r.err, Catch::StartsWith("dmlrt: error: bad_value.xml:3: sysds.gpu.memory.util.factor: "
-                                        "expected a number in (0, 1], got '1.5'"));
+    CHECK_THAT(r.err,
+               Catch::StartsWith("dmlrt: error: bad_value.xml:3: sysds.gpu.memory.util.factor: "
+                                 "expected a number in (0, 1], got '1.5'"));
   }
   SECTION("a missing config file") {
     const CliRun r = run_dmlrt("-f sum.plan -config nothere.xml");

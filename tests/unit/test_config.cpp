@@ -1,7 +1,6 @@
 // The -config reader (runtime/config.h): the flat XML of SystemDS-config.xml files, the sysds.*
 // keys dmlrt honours with their validation, and the messages for keys it ignores.
 #include <catch2/catch.hpp>
-
 #include <filesystem>
 #include <fstream>
 
@@ -12,9 +11,9 @@ using dmlrt::IoError;
 using dmlrt::ParseError;
 using dmlrt::runtime::ConfigMessages;
 using dmlrt::runtime::FloatPrecision;
-using dmlrt::runtime::RuntimeConfig;
 using dmlrt::runtime::parse_config;
 using dmlrt::runtime::parse_config_xml;
+using dmlrt::runtime::RuntimeConfig;
 
 namespace {
 
@@ -59,7 +58,8 @@ TEST_CASE("config XML: elements, lines, entities, comments", "[config]") {
 TEST_CASE("config XML: malformed documents name the file and line", "[config]") {
   using Catch::Contains;
   CHECK_THROWS_AS(parse_config_xml("", "t.xml"), ParseError);
-  CHECK_THROWS_WITH(parse_config_xml("", "t.xml"), Contains("t.xml:1: malformed config XML: no root element"));
+  CHECK_THROWS_WITH(parse_config_xml("", "t.xml"),
+                    Contains("t.xml:1: malformed config XML: no root element"));
   CHECK_THROWS_WITH(parse_config_xml("<root>\n<a>1</b>\n</root>", "t.xml"),
                     Contains("t.xml:2: malformed config XML: </b> does not close <a>"));
   CHECK_THROWS_WITH(parse_config_xml("<root>\n\n<a>1\n", "t.xml"),

@@ -34,7 +34,7 @@ struct Options {
   bool statistics = false;    // collect per-instruction timings; see PreparedScript::statistics()
   int statistics_top_n = 10;  // heavy-hitter rows in statistics()
   GpuMode gpu = GpuMode::kOff;
-  std::string config_file;    // optional SystemDS-config.xml-style file (sysds.* keys)
+  std::string config_file;         // optional SystemDS-config.xml-style file (sysds.* keys)
   std::ostream* output = nullptr;  // where print() writes; nullptr = std::cout
 };
 
@@ -93,10 +93,10 @@ class PreparedScript {
   void set_scalar(const std::string& name, std::string v);
   void set_scalar(const std::string& name, const char* v) { set_scalar(name, std::string(v)); }
   // Any other integer type (int, unsigned, long long, ...) binds as INT64.
-  template <typename T, std::enable_if_t<std::is_integral<T>::value &&
-                                             !std::is_same<T, bool>::value &&
-                                             !std::is_same<T, int64_t>::value,
-                                         int> = 0>
+  template <typename T,
+            std::enable_if_t<std::is_integral<T>::value && !std::is_same<T, bool>::value &&
+                                 !std::is_same<T, int64_t>::value,
+                             int> = 0>
   void set_scalar(const std::string& name, T v) {
     set_scalar(name, static_cast<int64_t>(v));
   }
@@ -133,10 +133,12 @@ class Connection {
 
   // Parses plan text once. `args` fills $name / $N tokens: keys "name", "$name", "1", "$1".
   // Input and output names must be distinct within each list; a name may be both.
-  PreparedScript prepare_script(const std::string& plan_text, const std::vector<std::string>& inputs,
+  PreparedScript prepare_script(const std::string& plan_text,
+                                const std::vector<std::string>& inputs,
                                 const std::vector<std::string>& outputs,
                                 const std::map<std::string, std::string>& args = {}) const;
-  PreparedScript prepare_script_file(const std::string& path, const std::vector<std::string>& inputs,
+  PreparedScript prepare_script_file(const std::string& path,
+                                     const std::vector<std::string>& inputs,
                                      const std::vector<std::string>& outputs,
                                      const std::map<std::string, std::string>& args = {}) const;
 

@@ -44,10 +44,10 @@ class Matrix {
   int64_t rows_ = 0;
   int64_t cols_ = 0;
   bool sparse_ = false;
-  std::vector<double> data_;        // dense: (rows, cols) row-major
-  std::vector<int64_t> row_ptr_;    // CSR: rows+1
-  std::vector<int32_t> col_idx_;    // CSR: nnz
-  std::vector<double> values_;      // CSR: nnz
+  std::vector<double> data_;      // dense: (rows, cols) row-major
+  std::vector<int64_t> row_ptr_;  // CSR: rows+1
+  std::vector<int32_t> col_idx_;  // CSR: nnz
+  std::vector<double> values_;    // CSR: nnz
 };
 
 }  // namespace dmlrt
