@@ -38,7 +38,6 @@ bool has_plan_location(const std::string& msg, const inst::Instruction& i) {
   return p > digits_start && starts_with(msg.substr(p), ": ");
 }
 
-bool is_integral(double v) { return std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9e18; }
 
 // Decrements the call depth on every exit from call_function.
 struct DepthGuard {
@@ -131,50 +130,29 @@ void Interpreter::run_block(const Block& b, inst::ExecutionContext& ec) {
 }
 
 // Note [FOR iteration values]
-// SystemDS's ForProgramBlock truncates from, to and increment to longs and always binds an
-// INT64 loop variable (so `for (z in 0.5:2.5)` runs z = 0, 1, 2 and a fractional increment runs
-// nothing). dmlrt agrees whenever the three values are integral (whatever their value type, so a
-// bound computed as FP64 3.0 still gives INT64 1, 2, 3); with a fractional value it iterates over
-// FP64 values from + k*incr instead, which is what the DML loop means.
+// SystemDS's ForProgramBlock truncates from, to and increment to longs (Java's (long) cast) and
+// always binds an INT64 loop variable: `for (z in 0.5:2.5)` runs z = 0, 1, 2, and an increment
+// that truncates to 0 (e.g. seq(0, 1, 0.25)) runs no iteration at all. SystemDS decides the
+// semantics (checked against SystemDS 3.4), so dmlrt does the same.
 void Interpreter::run_for(const Block& b, inst::ExecutionContext& ec) {
   auto number = [&](const inst::ScalarValue& v, const char* what) {
     DMLRT_REQUIRE(inst::is_numeric(v.type()), RuntimeError,
                   block_where(b) << ": the '" << what << "' value is " << inst::name_of(v.type())
                                  << " '" << v.to_string() << "', expected a number");
-    return v.to_double();
+    DMLRT_REQUIRE(std::isfinite(v.to_double()), RuntimeError,
+                  block_where(b) << ": the '" << what << "' value must be finite, got "
+                                 << v.to_string());
+    return v.to_int();
   };
-  const double from = number(eval_predicate(b.from, ec, b, "from"), "from");
-  const double to = number(eval_predicate(b.to, ec, b, "to"), "to");
-  const inst::ScalarValue incr_value = b.incr.empty()
-                                           ? inst::ScalarValue::int64(from <= to ? 1 : -1)
-                                           : eval_predicate(b.incr, ec, b, "incr");
-  const double incr = number(incr_value, "incr");
-  DMLRT_REQUIRE(incr != 0.0 && !std::isnan(incr), RuntimeError,
-                block_where(b) << ": the increment is " << incr_value.to_string() << "; a "
-                               << (b.kind == BlockKind::kFor ? "FOR" : "PARFOR")
-                               << " loop needs a nonzero increment");
-  DMLRT_REQUIRE(std::isfinite(from) && std::isfinite(to), RuntimeError,
-                block_where(b) << ": loop bounds must be finite, got "
-                               << inst::format_double_java(from) << " to "
-                               << inst::format_double_java(to));
-  if (is_integral(from) && is_integral(to) && is_integral(incr)) {
-    const auto f = static_cast<int64_t>(from), t = static_cast<int64_t>(to),
-               s = static_cast<int64_t>(incr);
-    if ((s > 0 && f > t) || (s < 0 && f < t)) return;
-    // Iteration count in 128 bits: to - from may not fit in 64.
-    const __int128 n = (static_cast<__int128>(t) - f) / s + 1;
-    for (__int128 k = 0; k < n; ++k) {
-      ec.set(b.iter_var, inst::ScalarValue::int64(static_cast<int64_t>(f + k * s)));
-      run_blocks(b.body, ec);
-    }
-    return;
-  }
-  const double q = (to - from) / incr;
-  if (q < -1e-10) return;
-  // The small tolerance keeps 0.1:0.1:0.3-style ranges from losing their last value to rounding.
-  const auto n = static_cast<int64_t>(std::floor(q + 1e-10)) + 1;
-  for (int64_t k = 0; k < n; ++k) {
-    ec.set(b.iter_var, inst::ScalarValue::fp64(from + static_cast<double>(k) * incr));
+  const int64_t f = number(eval_predicate(b.from, ec, b, "from"), "from");
+  const int64_t t = number(eval_predicate(b.to, ec, b, "to"), "to");
+  const int64_t s = b.incr.empty() ? (f <= t ? 1 : -1)
+                                   : number(eval_predicate(b.incr, ec, b, "incr"), "incr");
+  if (s == 0 || (s > 0 && f > t) || (s < 0 && f < t)) return;
+  // Iteration count in 128 bits: to - from may not fit in 64.
+  const __int128 n = (static_cast<__int128>(t) - f) / s + 1;
+  for (__int128 k = 0; k < n; ++k) {
+    ec.set(b.iter_var, inst::ScalarValue::int64(static_cast<int64_t>(f + k * s)));
     run_blocks(b.body, ec);
   }
 }
