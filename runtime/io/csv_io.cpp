@@ -72,6 +72,11 @@ kernels::MatrixBlock read_csv(std::string_view data, const std::string& name,
       ++nrows;
       continue;
     }
+    // Blank lines at the end of a file are ignored (editors add them); elsewhere, and in a
+    // one-column file (where SystemDS's sparse writer makes them zeros), they are rows.
+    if (ncols > 1 && trim(line).empty() &&
+        lines.rest().find_first_not_of(" \t\r\n") == std::string_view::npos)
+      break;
     split_fields(line, delim, fields);
     const int64_t nf = static_cast<int64_t>(fields.size());
     if (ncols < 0) {

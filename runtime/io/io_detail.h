@@ -34,6 +34,7 @@ class LineReader {
   explicit LineReader(std::string_view data) : data_(data) {}
   bool next(std::string_view& line);
   int64_t line_no() const { return line_no_; }  // 1-based number of the line last returned
+  std::string_view rest() const { return data_.substr(pos_); }  // after the line last returned
 
  private:
   std::string_view data_;

@@ -261,7 +261,7 @@ void write_npy(const kernels::MatrixBlock& b, Output& out) {
   s += header;
   const int64_t rows = b.rows(), cols = b.cols();
   std::vector<double> row(static_cast<size_t>(cols));
-  for (int64_t r = 0; r < rows; ++r) {
+  for (int64_t r = 0; cols > 0 && r < rows; ++r) {
     if (b.is_sparse()) {
       std::fill(row.begin(), row.end(), 0.0);
       const auto& ptr = b.row_ptr();

@@ -383,6 +383,10 @@ TEST_CASE("csv: header, delimiter, fill, na strings, quotes, CRLF", "[io]") {
   REQUIRE(big.get(0, 0) == kInf);
   REQUIRE(big.get(0, 1) == -kInf);
   REQUIRE(big.get(0, 2) == 0.0);
+  // Blank lines at the end are ignored, except in one column where they are zeros.
+  DMLRT_REQUIRE_CLOSE(read_str("1,2\n3,4\n\n \n", "t.csv", "csv"), 2, 2, {1, 2, 3, 4}, 0, 0);
+  REQUIRE_THROWS_WITH(read_str("1,2\n\n3,4\n", "t.csv", "csv"),
+                      Contains("t.csv:2: 1 fields, expected 2"));
   // A one-column sparse csv writes zeros as empty lines.
   DMLRT_REQUIRE_CLOSE(read_str("1\n\n3\n", "c.csv", "csv"), 3, 1, {1, 0, 3}, 0, 0);
 }
