@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Runs the test suites on the GPU machine in one call.
+#   scripts/gpu-test.sh build   (here)  Release build with CUDA for sm_90 into build-gpu, then copies
+#                                the executables and the Debian libraries they need into
+#                                build-gpu/carry (pass that folder in the device tool's `carry`).
+#   scripts/gpu-test.sh run     (there) runs the GPU tests, the unit tests and the plan suite from
+#                                build-gpu/carry and prints a short summary last.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+mode=${1:-build}
+carry=build-gpu/carry
+
+if [ "$mode" = build ]; then
+  set -e
+  BUILD_DIR=build-gpu DMLRT_WITH_CUDA=ON CMAKE_ARGS="-DCMAKE_CUDA_ARCHITECTURES=90" scripts/build.sh
+  rm -rf "$carry" && mkdir -p "$carry/lib"
+  cp build-gpu/runtime/dmlrt build-gpu/tests/dmlrt_unit_tests build-gpu/tests/gpu/dmlrt_gpu_tests \
+     "$carry/"
+  # Debian libraries absent on the GPU machine's image.
+  for exe in "$carry"/dmlrt "$carry"/dmlrt_unit_tests "$carry"/dmlrt_gpu_tests; do
+    ldd "$exe" | awk '/boost|openblas|gfortran|quadmath/ {print $3}'
+  done | sort -u | xargs -r -I{} cp -L {} "$carry/lib/"
+  du -sh "$carry"
+  exit 0
+fi
+
+# --- run (on the GPU machine) ---
+NV=$(python3 -c 'import nvidia,os;print(os.path.dirname(nvidia.__path__[0]))' 2>/dev/null)/nvidia
+export LD_LIBRARY_PATH="$NV/cu13/lib:$NV/cudnn/lib:$PWD/$carry/lib:${LD_LIBRARY_PATH:-}"
+out=${OUT:-/tmp/dmlrt-gpu-test}
+mkdir -p "$out"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null
+
+summary=()
+run_step() {  # name, command...
+  local name=$1; shift
+  "$@" >"$out/$name.log" 2>&1
+  local rc=$?
+  summary+=("$name: rc=$rc  $(grep -E 'test cases|All tests passed|passed, .* failed|skipped' "$out/$name.log" | tail -1)")
+}
+run_step gpu_tests "$carry/dmlrt_gpu_tests"
+run_step unit_tests "$carry/dmlrt_unit_tests" "~[cli]~[install]"
+plans() {  # every integration plan, run by the plan runner; prints "N passed, M failed"
+  local pass=0 fail=0
+  for c in tests/plans/cases/*/; do
+    if python3 tests/plans/run_plan.py --dmlrt "$carry/dmlrt" --case "$c"; then pass=$((pass + 1))
+    else fail=$((fail + 1)); echo "FAILED: $c"; fi
+  done
+  echo "$pass passed, $fail failed"
+  [ "$fail" -eq 0 ]
+}
+run_step plans plans
+if command -v compute-sanitizer >/dev/null; then
+  run_step sanitizer compute-sanitizer --tool memcheck --error-exitcode 9 "$carry/dmlrt_gpu_tests"
+fi
+echo "== summary =="
+printf '%s\n' "${summary[@]}"
