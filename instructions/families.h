@@ -20,6 +20,8 @@ InstructionPtr make_matmult(InstructionText text);
 // binary_instructions.cpp: + - * / ^ %% %/% == != < > <= >= && || min max 1-* -nz (matrix-matrix
 //                          with broadcasting, matrix-scalar, scalar-scalar)
 InstructionPtr make_binary(InstructionText text);
+// nary_instructions.cpp: n+ n* nmin nmax (matrices of one shape and scalars, or all scalars)
+InstructionPtr make_nary(InstructionText text);
 // ternary_instructions.cpp: ifelse +* -*
 InstructionPtr make_ternary(InstructionText text);
 // unary_instructions.cpp: exp log abs sqrt round floor ceil sin cos tan sinh cosh tanh asin acos

@@ -58,6 +58,11 @@ const std::vector<OpcodeEntry> kTable = {
     {"max", make_binary, "binary"},
     {"1-*", make_binary, "binary"},
     {"-nz", make_binary, "binary"},
+    // n-ary cell-wise (chains of + and *, min/max of 3+ arguments)
+    {"n+", make_nary, "nary"},
+    {"n*", make_nary, "nary"},
+    {"nmin", make_nary, "nary"},
+    {"nmax", make_nary, "nary"},
     // ternary
     {"ifelse", make_ternary, "ternary"},
     {"+*", make_ternary, "ternary"},
