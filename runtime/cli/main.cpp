@@ -1,4 +1,5 @@
-// The dmlrt command line: reads options and an optional -config file, parses the plan, prints
+// The dmlrt command line: reads options and an optional -config file, parses the plan (or
+// captures a .dml script's plan with SystemDS, dml_capture.h), prints
 // -explain, runs it, prints -stats. Exit status 0 ok, 1 the plan failed (parse or run), 2 a bad
 // command line or config (see print_help).
 #include <chrono>
@@ -10,6 +11,7 @@
 #include "gpu_context/log.h"
 #include "instructions/execution_context.h"
 #include "runtime/cli/cli_options.h"
+#include "runtime/cli/dml_capture.h"
 #include "runtime/config.h"
 #include "runtime/explain.h"
 #include "runtime/interpreter.h"
@@ -71,7 +73,11 @@ int run(const CliOptions& opts, const runtime::RuntimeConfig& config) {
   stats.set_max_wrap_length(config.stats_max_wrap_length);
   try {
     const auto t0 = Clock::now();
-    const runtime::Program program = runtime::parse_plan_file(opts.plan_file, opts.args);
+    // A .dml script is compiled by SystemDS first (see Note [DML capture cache]).
+    const runtime::Program program =
+        is_dml_script(opts.plan_file)
+            ? load_dml_program(opts.plan_file, opts.args, opts.config_file)
+            : runtime::parse_plan_file(opts.plan_file, opts.args);
     const auto t1 = Clock::now();
     if (opts.explain) {
       runtime::print_explain(program, std::cout, opts.explain_raw);
