@@ -1,4 +1,4 @@
-// Cell-wise binary instructions (+ - * / ^ %% %/% == != < > <= >= && || min max 1-* -nz):
+// Cell-wise binary instructions (+ - * / ^ %% %/% == != < > <= >= && || xor min max 1-* -nz):
 // matrix-matrix `in1°in2°out[°k][°InPlace]` with right-vector and outer broadcasting, matrix-scalar
 // in either order, and scalar-scalar `S°S°s` with SystemDS's value-type rules (GPU lines carry
 // exactly `in1°in2°out`). The matrix work is in kernels/cpu/binary.
@@ -27,6 +27,7 @@ BinaryOp binary_op_of(const std::string& opcode) {
       {">=", BinaryOp::kGe},       {"&&", BinaryOp::kAnd},  {"||", BinaryOp::kOr},
       {"min", BinaryOp::kMin},     {"max", BinaryOp::kMax}, {"1-*", BinaryOp::kMinus1Mult},
       {"-nz", BinaryOp::kMinusNz},
+      {"xor", BinaryOp::kXor},
   };
   for (const auto& e : kOps)
     if (opcode == e.name) return e.op;
@@ -90,7 +91,7 @@ ScalarValue scalar_binary(const std::string& opcode, BinaryOp op, const ScalarVa
                          << x.to_string() << "', '" << y.to_string() << "')");
     return ScalarValue::string(x.to_string() + y.to_string());
   }
-  const bool logical = op == BinaryOp::kAnd || op == BinaryOp::kOr;
+  const bool logical = op == BinaryOp::kAnd || op == BinaryOp::kOr || op == BinaryOp::kXor;
   const double r = kernels::cpu::binary_apply(op, x.to_double(), y.to_double());
   if (is_fp(x) || is_fp(y) || is_floating(out_vt)) return ScalarValue::fp64(r);
   if ((is_int(x) || is_int(y)) && !logical) {

@@ -38,6 +38,16 @@ InstructionPtr make_indexing(InstructionText text);
 InstructionPtr make_append(InstructionText text);
 // solve_instruction.cpp: solve
 InstructionPtr make_solve(InstructionText text);
+// parameterized_instructions.cpp: replace contains rexpand groupedagg (name=value layout)
+InstructionPtr make_parameterized(InstructionText text);
+// ctable_instructions.cpp: ctable ctableexpand (table())
+InstructionPtr make_ctable(InstructionText text);
+// sort_instructions.cpp: rsort (order) qsort qpick (median, quantile)
+InstructionPtr make_sort(InstructionText text);
+// eigen_instruction.cpp: eigen (multi-return builtin, symmetric input)
+InstructionPtr make_eigen(InstructionText text);
+// stats_instructions.cpp: cov cm tak+* tack+*
+InstructionPtr make_stats(InstructionText text);
 // dnn_instructions.cpp: conv2d ... update_nesterov_x
 InstructionPtr make_dnn(InstructionText text);
 

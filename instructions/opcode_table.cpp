@@ -58,6 +58,7 @@ const std::vector<OpcodeEntry> kTable = {
     {"max", make_binary, "binary"},
     {"1-*", make_binary, "binary"},
     {"-nz", make_binary, "binary"},
+    {"xor", make_binary, "binary"},
     // n-ary cell-wise (chains of + and *, min/max of 3+ arguments)
     {"n+", make_nary, "nary"},
     {"n*", make_nary, "nary"},
@@ -95,6 +96,8 @@ const std::vector<OpcodeEntry> kTable = {
     {"ucummax", make_unary, "unary"},
     {"ucumk+*", make_unary, "unary"},
     {"softmax", make_unary, "unary"},
+    {"isnan", make_unary, "unary"},
+    {"urowcumk+", make_unary, "unary"},
     // aggregates
     {"ua+", make_aggregate, "aggregate"},
     {"uak+", make_aggregate, "aggregate"},
@@ -139,6 +142,21 @@ const std::vector<OpcodeEntry> kTable = {
     {"rbind", make_append, "append"},
     // linear algebra
     {"solve", make_solve, "solve"},
+    // parameterized builtins, table(), sorting and order statistics, eigen, statistics
+    {"replace", make_parameterized, "parameterized"},
+    {"contains", make_parameterized, "parameterized"},
+    {"rexpand", make_parameterized, "parameterized"},
+    {"groupedagg", make_parameterized, "parameterized"},
+    {"ctable", make_ctable, "ctable"},
+    {"ctableexpand", make_ctable, "ctable"},
+    {"rsort", make_sort, "sort"},
+    {"qsort", make_sort, "sort"},
+    {"qpick", make_sort, "sort"},
+    {"eigen", make_eigen, "eigen"},
+    {"cov", make_stats, "stats"},
+    {"cm", make_stats, "stats"},
+    {"tak+*", make_stats, "stats"},
+    {"tack+*", make_stats, "stats"},
     // DNN
     {"conv2d", make_dnn, "dnn"},
     {"conv2d_bias_add", make_dnn, "dnn"},

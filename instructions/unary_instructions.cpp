@@ -1,5 +1,6 @@
 // Unary builtins: cell-wise functions on matrices and scalars, log with a base (SystemDS's Binary
-// form of log), the cumulative column scans ucumk+ ucum* ucummin ucummax ucumk+*, and softmax.
+// form of log), isnan, the cumulative column scans ucumk+ ucum* ucummin ucummax ucumk+*, the row
+// scan urowcumk+, and softmax.
 // Layouts (SystemDS): matrix `in°out°k[°inplace]` (CP) or `in°out` (GPU); scalar `in°out°k`;
 // log with a base `x°base°out[°k]`. The trailing k and inplace flag are accepted and ignored.
 #include <cctype>
@@ -24,7 +25,7 @@ bool is_integer_text(const std::string& s) {
 }
 
 // What a unary opcode computes, beyond the cell-wise functions of kernels/cpu/unary.h.
-enum class Kind { kCellwise, kCumulative, kCumSumProd, kSoftmax };
+enum class Kind { kCellwise, kCumulative, kCumSumProd, kRowCumSum, kSoftmax };
 
 class UnaryInstruction final : public Instruction {
  public:
@@ -47,6 +48,8 @@ class UnaryInstruction final : public Instruction {
       kind_ = Kind::kCellwise;
     } else if (opcode() == "ucumk+*") {
       kind_ = Kind::kCumSumProd;
+    } else if (opcode() == "urowcumk+") {
+      kind_ = Kind::kRowCumSum;
     } else if (opcode() == "softmax") {
       kind_ = Kind::kSoftmax;
     } else {
@@ -80,6 +83,7 @@ class UnaryInstruction final : public Instruction {
       case Kind::kCellwise: ec.set_matrix(out_.name, cpu::unary(*in, op_)); break;
       case Kind::kCumulative: ec.set_matrix(out_.name, cpu::cumulative(*in, cum_)); break;
       case Kind::kCumSumProd: ec.set_matrix(out_.name, cpu::cumsumprod(*in)); break;
+      case Kind::kRowCumSum: ec.set_matrix(out_.name, cpu::row_cumsum(*in)); break;
       case Kind::kSoftmax: ec.set_matrix(out_.name, cpu::softmax(*in)); break;
     }
   }

@@ -85,6 +85,8 @@ inline double cell(double x, double y) {
     return java_max(x, y);
   else if constexpr (Op == BinaryOp::kMinus1Mult)
     return 1.0 - x * y;
+  else if constexpr (Op == BinaryOp::kXor)
+    return truthy(x) != truthy(y) ? 1.0 : 0.0;
   else
     return x != 0.0 ? x - y : 0.0;  // kMinusNz
 }
@@ -132,6 +134,8 @@ decltype(auto) with_op(BinaryOp op, F&& f) {
       return f(OpTag<BinaryOp::kMax>{});
     case BinaryOp::kMinus1Mult:
       return f(OpTag<BinaryOp::kMinus1Mult>{});
+    case BinaryOp::kXor:
+      return f(OpTag<BinaryOp::kXor>{});
     case BinaryOp::kMinusNz:
       break;
   }

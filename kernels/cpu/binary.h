@@ -30,6 +30,7 @@ enum class BinaryOp {
   kMax,
   kMinus1Mult,  // 1-*: 1 - x*y
   kMinusNz,     // -nz: x != 0 ? x - y : 0
+  kXor,         // xor: (x != 0) != (y != 0)
 };
 
 // One cell of `op` with SystemDS CP semantics (see binary.cpp for the Java-derived details).

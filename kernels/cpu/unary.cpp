@@ -25,6 +25,7 @@ constexpr OpName kOps[] = {
     {"tanh", UnaryOp::kTanh}, {"asin", UnaryOp::kAsin},       {"acos", UnaryOp::kAcos},
     {"atan", UnaryOp::kAtan}, {"sign", UnaryOp::kSign},       {"sigmoid", UnaryOp::kSigmoid},
     {"!", UnaryOp::kNot},     {"^2", UnaryOp::kSquare},       {"*2", UnaryOp::kTimes2},
+    {"isnan", UnaryOp::kIsNan},
 };
 
 // (rows, cols) row-major copy of any block, for ops that read every cell.
@@ -56,7 +57,7 @@ bool is_sparse_safe(UnaryOp op) {
     case UnaryOp::kAbs: case UnaryOp::kSqrt: case UnaryOp::kRound: case UnaryOp::kFloor:
     case UnaryOp::kCeil: case UnaryOp::kSin: case UnaryOp::kTan: case UnaryOp::kSinh:
     case UnaryOp::kTanh: case UnaryOp::kAsin: case UnaryOp::kAtan: case UnaryOp::kSign:
-    case UnaryOp::kSquare: case UnaryOp::kTimes2:
+    case UnaryOp::kSquare: case UnaryOp::kTimes2: case UnaryOp::kIsNan:
       return true;
     default:
       return false;  // exp log cos cosh acos sigmoid ! map 0 to a nonzero
@@ -86,6 +87,7 @@ double apply_unary(UnaryOp op, double x) {
     case UnaryOp::kNot: return x == 0.0 ? 1.0 : 0.0;  // NaN != 0, so !NaN is 0 as in Java
     case UnaryOp::kSquare: return x * x;
     case UnaryOp::kTimes2: return x + x;
+    case UnaryOp::kIsNan: return std::isnan(x) ? 1.0 : 0.0;
   }
   return x;
 }
@@ -214,6 +216,21 @@ MatrixBlock cumulative(const MatrixBlock& in, CumOp op) {
     }
   }
   MatrixBlock out = MatrixBlock::dense(m, n, std::move(out_values));
+  out.examine_format();
+  return out;
+}
+
+MatrixBlock row_cumsum(const MatrixBlock& in) {
+  const int64_t m = in.rows(), n = in.cols();
+  std::vector<double> v = dense_copy(in);  // (m, n) row-major, scanned in place
+  for (int64_t i = 0; i < m; ++i) {
+    KahanSum s;
+    for (int64_t j = 0; j < n; ++j) {
+      s.add(v[i * n + j]);
+      v[i * n + j] = s.sum;
+    }
+  }
+  MatrixBlock out = MatrixBlock::dense(m, n, std::move(v));
   out.examine_format();
   return out;
 }

@@ -11,7 +11,7 @@ namespace dmlrt::kernels::cpu {
 
 enum class UnaryOp {
   kExp, kLog, kAbs, kSqrt, kRound, kFloor, kCeil, kSin, kCos, kTan, kSinh, kCosh, kTanh,
-  kAsin, kAcos, kAtan, kSign, kSigmoid, kNot, kSquare, kTimes2
+  kAsin, kAcos, kAtan, kSign, kSigmoid, kNot, kSquare, kTimes2, kIsNan
 };
 
 // The op of a SystemDS opcode ("exp", "!", "^2", ...); false when `opcode` is none of them.
@@ -40,6 +40,10 @@ enum class CumOp { kSum, kProd, kMin, kMax };
 // (m, n) -> (m, n): out[i][j] = op(out[i-1][j], in[i][j]) down each column. kSum uses Kahan
 // summation per column; kMin/kMax propagate NaN as Java's Math.min/max.
 MatrixBlock cumulative(const MatrixBlock& in, CumOp op);
+
+// (m, n) -> (m, n): out[i][j] = sum of in[i][0..j] along each row (SystemDS's rowCumsum, opcode
+// urowcumk+), Kahan-summed as ucumk+.
+MatrixBlock row_cumsum(const MatrixBlock& in);
 
 // (m, 2) -> (m, 1): out[i] = a[i] + b[i] * out[i-1] with out[-1] = 0, for in = [a, b]
 // (SystemDS's cumsumprod, opcode ucumk+*). Throws ShapeError unless in has 2 columns.

@@ -1,0 +1,210 @@
+// replace, contains, rexpand and grouped aggregates on host blocks.
+#include "kernels/cpu/parameterized.h"
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "gpu_context/error.h"
+#include "kernels/cpu/java_math.h"
+
+namespace dmlrt::kernels::cpu {
+namespace {
+
+bool matches(double v, double pattern) {
+  return std::isnan(pattern) ? std::isnan(v) : v == pattern;
+}
+
+// (rows, cols) row-major copy of any block.
+std::vector<double> dense_copy(const MatrixBlock& b) {
+  if (!b.is_sparse()) return b.dense_values();
+  return b.to_dense().dense_values();
+}
+
+}  // namespace
+
+int64_t java_to_long(double v) {
+  // UtilFunctions.toLong adds DOUBLE_EPS before flooring, so
+  // 2.9999999999999996 still maps to 3 as an index.
+  constexpr double kDoubleEps = 1.1102230246251565e-16;  // 2^-53
+  const double f = std::floor(v + kDoubleEps);
+  if (std::isnan(f)) return 0;
+  if (f >= 9223372036854775807.0) return std::numeric_limits<int64_t>::max();
+  if (f <= -9223372036854775808.0) return std::numeric_limits<int64_t>::min();
+  return static_cast<int64_t>(f);
+}
+
+MatrixBlock replace(const MatrixBlock& in, double pattern, double replacement) {
+  const int64_t m = in.rows(), n = in.cols();
+  if (in.is_sparse() && pattern != 0.0) {
+    // Zeros stay zeros; only stored values can match.
+    std::vector<double> values = in.csr_values();
+    for (double& v : values)
+      if (matches(v, pattern)) v = replacement;
+    MatrixBlock out = MatrixBlock::csr(m, n, in.row_ptr(), in.col_idx(), std::move(values));
+    out = out.to_sparse();  // a replacement by 0 drops the cell
+    out.examine_format();
+    return out;
+  }
+  std::vector<double> v = dense_copy(in);  // (m, n) row-major
+  for (double& x : v)
+    if (matches(x, pattern)) x = replacement;
+  MatrixBlock out = MatrixBlock::dense(m, n, std::move(v));
+  out.examine_format();
+  return out;
+}
+
+bool contains(const MatrixBlock& in, double pattern) {
+  if (in.is_empty()) return false;
+  if (in.is_sparse()) {
+    if (pattern == 0.0 && in.nnz() < in.size()) return true;
+    for (double v : in.csr_values())
+      if (matches(v, pattern)) return true;
+    return false;
+  }
+  for (double v : in.dense_values())
+    if (matches(v, pattern)) return true;
+  return false;
+}
+
+MatrixBlock rexpand(const MatrixBlock& in, double max, bool rows_dir, bool cast, bool ignore) {
+  DMLRT_REQUIRE(in.cols() == 1 || in.rows() == 0, ShapeError,
+                "rexpand: the target must be a column vector, got " << in.shape_string());
+  const int64_t m = in.rows();
+  const int64_t lmax = java_to_long(max);
+  DMLRT_REQUIRE(lmax >= 0, RuntimeError, "rexpand: max must be >= 0, got " << max);
+  // SystemDS checks nnz < rows before looking at values (LibMatrixReorg.rexpand).
+  DMLRT_REQUIRE(ignore || in.nnz() >= m, RuntimeError,
+                "rexpand: invalid input w/ zeros for rexpand ignore=false (rlen="
+                    << m << ", nnz=" << in.nnz() << ")");
+  std::vector<int64_t> target(static_cast<size_t>(m), -1);  // 0-based cell index, -1 = none
+  for (int64_t i = 0; i < m; ++i) {
+    const double v = in.get(i, 0);
+    const double c = cast ? static_cast<double>(java_to_long(v)) : std::trunc(v);
+    if (std::isnan(v) || c <= 0) {
+      DMLRT_REQUIRE(ignore, RuntimeError,
+                    "rexpand: invalid input value " << v << " (<= 0) at row " << (i + 1)
+                                                    << " with ignore=false");
+      continue;
+    }
+    if (c > static_cast<double>(lmax)) continue;  // outside the output: dropped, as SystemDS
+    target[static_cast<size_t>(i)] = static_cast<int64_t>(c) - 1;
+  }
+  MatrixBlock out;
+  if (!rows_dir) {  // (m, lmax): one cell per row
+    std::vector<int64_t> row_ptr(static_cast<size_t>(m + 1), 0);
+    std::vector<int32_t> col_idx;
+    for (int64_t i = 0; i < m; ++i) {
+      if (target[static_cast<size_t>(i)] >= 0)
+        col_idx.push_back(static_cast<int32_t>(target[static_cast<size_t>(i)]));
+      row_ptr[static_cast<size_t>(i + 1)] = static_cast<int64_t>(col_idx.size());
+    }
+    std::vector<double> values(col_idx.size(), 1.0);
+    out = MatrixBlock::csr(m, lmax, std::move(row_ptr), std::move(col_idx), std::move(values));
+  } else {  // (lmax, m): cell (v_i, i)
+    std::vector<std::vector<int32_t>> rows(static_cast<size_t>(lmax));
+    for (int64_t i = 0; i < m; ++i)
+      if (target[static_cast<size_t>(i)] >= 0)
+        rows[static_cast<size_t>(target[static_cast<size_t>(i)])].push_back(
+            static_cast<int32_t>(i));
+    std::vector<int64_t> row_ptr(static_cast<size_t>(lmax + 1), 0);
+    std::vector<int32_t> col_idx;
+    for (int64_t r = 0; r < lmax; ++r) {
+      col_idx.insert(col_idx.end(), rows[static_cast<size_t>(r)].begin(),
+                     rows[static_cast<size_t>(r)].end());
+      row_ptr[static_cast<size_t>(r + 1)] = static_cast<int64_t>(col_idx.size());
+    }
+    std::vector<double> values(col_idx.size(), 1.0);
+    out = MatrixBlock::csr(lmax, m, std::move(row_ptr), std::move(col_idx), std::move(values));
+  }
+  out.examine_format();
+  return out;
+}
+
+bool group_agg_fn_from_name(const std::string& name, GroupAggFn* fn) {
+  if (name == "sum") *fn = GroupAggFn::kSum;
+  else if (name == "count") *fn = GroupAggFn::kCount;
+  else if (name == "mean") *fn = GroupAggFn::kMean;
+  else if (name == "variance") *fn = GroupAggFn::kVariance;
+  else if (name == "centralmoment") *fn = GroupAggFn::kCentralMoment;
+  else return false;
+  return true;
+}
+
+MatrixBlock grouped_aggregate(const MatrixBlock& target, const MatrixBlock& groups,
+                              const MatrixBlock* weights, GroupAggFn fn, int order,
+                              int64_t ngroups) {
+  const int64_t m = target.rows(), n = target.cols();
+  DMLRT_REQUIRE(groups.cols() == 1 && groups.rows() == m, ShapeError,
+                "groupedagg: groups must be a column vector with one row per target row, got "
+                "target " << dims_string(m, n) << " and groups "
+                          << dims_string(groups.rows(), groups.cols()));
+  DMLRT_REQUIRE(weights == nullptr || (weights->rows() == m && weights->cols() == n), ShapeError,
+                "groupedagg: weights must have the shape of the target " << dims_string(m, n)
+                    << ", got " << dims_string(weights->rows(), weights->cols()));
+  DMLRT_REQUIRE(fn != GroupAggFn::kCentralMoment || (order >= 2 && order <= 4), RuntimeError,
+                "groupedagg: centralmoment order must be 2, 3 or 4, got " << order);
+  std::vector<int64_t> gid(static_cast<size_t>(m));
+  int64_t max_g = 0;
+  for (int64_t i = 0; i < m; ++i) {
+    const double g = groups.get(i, 0);
+    const int64_t ig = std::isnan(g) ? 0 : static_cast<int64_t>(g);  // Java's (int) cast
+    DMLRT_REQUIRE(ig >= 1, RuntimeError,
+                  "groupedagg: invalid value (" << g << ") encountered in 'groups' at row "
+                                                << (i + 1) << " (group ids start at 1)");
+    gid[static_cast<size_t>(i)] = ig;
+    max_g = std::max(max_g, ig);
+  }
+  const int64_t k = ngroups < 0 ? max_g : ngroups;
+  const std::vector<double> x = dense_copy(target);  // (m, n) row-major
+  const std::vector<double> w = weights ? dense_copy(*weights) : std::vector<double>();
+  auto wt = [&](size_t idx) { return weights ? w[idx] : 1.0; };
+  // Pass 1: weight sums and Kahan sums of w*x per (group, column).
+  std::vector<KahanSum> sum(static_cast<size_t>(k * n));
+  std::vector<double> wsum(static_cast<size_t>(k * n), 0.0);
+  for (int64_t i = 0; i < m; ++i) {
+    const int64_t g = gid[static_cast<size_t>(i)];
+    if (g > k) continue;
+    for (int64_t j = 0; j < n; ++j) {
+      const size_t src = static_cast<size_t>(i * n + j);
+      const size_t dst = static_cast<size_t>((g - 1) * n + j);
+      sum[dst].add(wt(src) * x[src]);
+      wsum[dst] += wt(src);
+    }
+  }
+  std::vector<double> out(static_cast<size_t>(k * n), 0.0);  // (k, n) row-major
+  if (fn == GroupAggFn::kSum || fn == GroupAggFn::kCount || fn == GroupAggFn::kMean) {
+    for (size_t c = 0; c < out.size(); ++c) {
+      if (fn == GroupAggFn::kSum) out[c] = sum[c].sum;
+      else if (fn == GroupAggFn::kCount) out[c] = wsum[c];
+      else out[c] = wsum[c] == 0.0 ? std::numeric_limits<double>::quiet_NaN()
+                                   : sum[c].sum / wsum[c];
+    }
+  } else {
+    // Pass 2: central sums around the group means (two-pass for accuracy).
+    std::vector<double> mean(out.size());
+    for (size_t c = 0; c < out.size(); ++c) mean[c] = sum[c].sum / wsum[c];
+    const int p = fn == GroupAggFn::kVariance ? 2 : order;
+    std::vector<KahanSum> csum(out.size());
+    for (int64_t i = 0; i < m; ++i) {
+      const int64_t g = gid[static_cast<size_t>(i)];
+      if (g > k) continue;
+      for (int64_t j = 0; j < n; ++j) {
+        const size_t src = static_cast<size_t>(i * n + j);
+        const size_t dst = static_cast<size_t>((g - 1) * n + j);
+        csum[dst].add(wt(src) * std::pow(x[src] - mean[dst], p));
+      }
+    }
+    for (size_t c = 0; c < out.size(); ++c) {
+      if (fn == GroupAggFn::kVariance)
+        out[c] = wsum[c] <= 1.0 ? 0.0 : csum[c].sum / (wsum[c] - 1.0);
+      else
+        out[c] = wsum[c] == 0.0 ? 0.0 : csum[c].sum / wsum[c];
+    }
+  }
+  MatrixBlock res = MatrixBlock::dense(k, n, std::move(out));
+  res.examine_format();
+  return res;
+}
+
+}  // namespace dmlrt::kernels::cpu

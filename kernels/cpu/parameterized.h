@@ -1,0 +1,40 @@
+// CPU kernels of SystemDS's parameterized builtins that work on whole matrices: replace,
+// contains, rexpand (one-hot expansion of a column vector) and the grouped aggregate of
+// aggregate(target=, groups=, fn=). Semantics are SystemDS's CP backend (LibMatrixReorg,
+// MatrixBlock.groupedAggOperations), checked against SystemDS 3.4 runs.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "kernels/matrix_block.h"
+
+namespace dmlrt::kernels::cpu {
+
+// SystemDS's UtilFunctions.toLong: floor(v + 2^-53), saturating as Java's (long) cast, NaN -> 0.
+int64_t java_to_long(double v);
+
+// (m, n) -> (m, n): every cell equal to `pattern` becomes `replacement`; a NaN pattern matches NaN.
+MatrixBlock replace(const MatrixBlock& in, double pattern, double replacement);
+
+// True when some cell equals `pattern` (NaN matches NaN).
+bool contains(const MatrixBlock& in, double pattern);
+
+// (m, 1) -> (m, max) (dir=cols) or (max, m) (dir=rows): a 1 at column (row) v_i of row (column) i.
+// `cast` floors the values first (UtilFunctions.toLong); values above max are dropped; values
+// <= 0 (or NaN) throw RuntimeError unless `ignore`, which drops them.
+MatrixBlock rexpand(const MatrixBlock& in, double max, bool rows_dir, bool cast, bool ignore);
+
+enum class GroupAggFn { kSum, kCount, kMean, kVariance, kCentralMoment };
+// "sum" "count" "mean" "variance" "centralmoment"; false for anything else.
+bool group_agg_fn_from_name(const std::string& name, GroupAggFn* fn);
+
+// target (m, n), groups (m, 1) of ids 1..ngroups, optional weights shaped like target ->
+// (ngroups, n). ngroups < 0 means max(groups). Rows whose group id exceeds ngroups are dropped;
+// an id < 1 throws RuntimeError. variance is the (weighted) sample variance; centralmoment
+// (order 2, 3 or 4) divides by the weight sum, as SystemDS's CM function object.
+MatrixBlock grouped_aggregate(const MatrixBlock& target, const MatrixBlock& groups,
+                              const MatrixBlock* weights, GroupAggFn fn, int order,
+                              int64_t ngroups);
+
+}  // namespace dmlrt::kernels::cpu
