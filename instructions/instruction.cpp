@@ -7,6 +7,15 @@
 #include "gpu_context/error.h"
 
 namespace dmlrt::inst {
+namespace {
+
+std::string replace_all(std::string s, const std::string& from, const std::string& to) {
+  for (size_t pos = s.find(from); pos != std::string::npos; pos = s.find(from, pos + to.size()))
+    s.replace(pos, from.size(), to);
+  return s;
+}
+
+}  // namespace
 
 InstructionText InstructionText::parse(const std::string& raw_text, SourceLocation loc) {
   InstructionText t;
@@ -20,6 +29,12 @@ InstructionText InstructionText::parse(const std::string& raw_text, SourceLocati
   std::transform(t.opcode.begin(), t.opcode.end(), t.opcode.begin(),
                  [](unsigned char c) { return std::tolower(c); });
   t.fields.assign(parts.begin() + 2, parts.end());
+  // A plan line cannot hold a line break, so captures write LF/CR inside string literals as
+  // U+240A / U+240D (scripts/dml2plan/README.md); the fields get the real characters back.
+  for (std::string& f : t.fields) {
+    f = replace_all(f, "\u240A", "\n");
+    f = replace_all(f, "\u240D", "\r");
+  }
   return t;
 }
 

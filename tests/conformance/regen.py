@@ -61,11 +61,16 @@ def run_systemds(case_dir, spec):
         cmd += ["-seed", str(spec["sds_seed"])]
     cmd += sds_arg_list(spec)
     proc = subprocess.run(cmd, cwd=case_dir, capture_output=True, text=True, timeout=600)
+    rc = proc.returncode
+    # DMLScript.main reports a runtime error (e.g. a stop() that fires) as "An Error Occurred"
+    # and still exits 0; count that as a failed run.
+    if rc == 0 and "An Error Occurred" in proc.stdout + proc.stderr:
+        rc = 1
     lines = proc.stdout.splitlines(keepends=True)
     # SystemDS always ends its output with a statistics block; it is not program output.
     if "SystemDS Statistics:\n" in lines:
         lines = lines[:lines.index("SystemDS Statistics:\n")]
-    return proc.returncode, "".join(lines), proc.stderr
+    return rc, "".join(lines), proc.stderr
 
 
 def regen(case_dir, capture_only=False):
