@@ -56,3 +56,8 @@ write_csv("X.csv", dense(23, 7, -3, 3, 3))
 write_csv("P.csv", dense(4, 3, 0.5, 1.5, 2))
 write_csv("one.csv", np.array([[-2.75]]))
 write_csv("r.csv", dense(1, 9, -3, 3, 2))
+# Z's metadata leaves out the dimensions, so nrow/ncol/length stay in the plan (evaluated at run time).
+Z = dense(5, 3, -3, 3, 2)
+write_csv("Z.csv", Z)
+with open("in/Z.csv.mtd", "w") as f:
+    json.dump({"data_type": "matrix", "value_type": "double", "format": "csv", "header": False, "sep": ","}, f)
