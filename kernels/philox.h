@@ -7,11 +7,7 @@
 #include <cmath>
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define DMLRT_HD __host__ __device__
-#else
-#define DMLRT_HD
-#endif
+#include "kernels/scalar_ops.h"  // DMLRT_HD, portable log/cos
 
 namespace dmlrt::kernels {
 
@@ -101,11 +97,13 @@ DMLRT_HD inline bool philox_bernoulli(uint32_t word, double p) {
 }
 
 // Standard normal by Box-Muller from two uniforms (the cosine branch only, so each cell uses a
-// fixed number of words).
+// fixed number of words). log and cos are the portable ones, so CPU and GPU agree bit for bit
+// (see Note [Portable normal] in scalar_ops.h); sqrt and * are IEEE-exact everywhere.
 DMLRT_HD inline double philox_normal(PhiloxCellStream& s) {
   const double u1 = s.next_double_open0();
   const double u2 = s.next_double();
-  return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586476925 * u2);
+  return ops::mul_rn(std::sqrt(ops::mul_rn(-2.0, ops::portable_log(u1))),
+                     ops::portable_cos_2pi(u2));
 }
 
 // Poisson(lambda): Knuth's product of uniforms for small lambda; Hörmann's transformed rejection
