@@ -1,0 +1,113 @@
+// Tests of table(): ctable (two id vectors, weights, given or data-sized dims) and ctableexpand
+// (table(seq(1, m), v)), with SystemDS 3.4 results and its error messages.
+#include <catch2/catch.hpp>
+
+#include <limits>
+
+#include "common/compare.h"
+#include "common/fake_services.h"
+#include "gpu_context/error.h"
+
+using dmlrt::inst::ScalarValue;
+using dmlrt::kernels::MatrixBlock;
+using dmlrt::test::dense_of;
+using dmlrt::test::sparse_of;
+using dmlrt::test::TestContext;
+
+namespace {
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+MatrixBlock of(bool sparse, int64_t r, int64_t c, std::vector<double> v) {
+  return sparse ? sparse_of(r, c, std::move(v)) : dense_of(r, c, std::move(v));
+}
+}  // namespace
+
+TEST_CASE("ctableexpand: SystemDS's table(seq(1, 5), v)", "[ctable]") {
+  const bool sp = GENERATE(false, true);
+  TestContext t;
+  t.set_matrix("v", of(sp, 5, 1, {2, 1.7, 3, 5, 1}));
+  SECTION("data-sized: 5x5") {
+    t.run("CP°ctableexpand°seq(1, 5)·SCALAR·STRING·true°v·MATRIX·FP64°1.0·SCALAR·FP64·true°-1·"
+          "true°-1·true°T·MATRIX·FP64°false°2");
+    DMLRT_REQUIRE_CLOSE(t.matrix("T"), 5, 5, {0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0,
+                                              0, 0, 0, 0, 1, 1, 0, 0, 0, 0});
+  }
+  SECTION("given width 3 drops v=5; weight 2.5") {
+    t.run("CP°ctableexpand°seq(1, 5)·SCALAR·STRING·true°v·MATRIX·FP64°2.5·SCALAR·FP64·true°5·"
+          "true°3·true°T·MATRIX·FP64°false°2");
+    DMLRT_REQUIRE_CLOSE(t.matrix("T"), 5, 3, {0, 2.5, 0, 2.5, 0, 0, 0, 0, 2.5, 0, 0, 0, 2.5, 0, 0});
+  }
+  SECTION("sequence on the right: table(v, seq(1, 5))") {
+    t.run("CP°ctableexpand°v·MATRIX·FP64°seq(1, 5)·SCALAR·STRING·true°1.0·SCALAR·FP64·true°3·"
+          "true°-1·true°T·MATRIX·FP64°false");
+    DMLRT_REQUIRE_CLOSE(t.matrix("T"), 3, 5, {0, 1, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0});
+  }
+  SECTION("zero value (SystemDS: value <= zero) and length mismatch") {
+    t.set_matrix("z", of(sp, 4, 1, {2, 0, 3, 1}));
+    REQUIRE_THROWS_WITH(
+        t.run("CP°ctableexpand°seq(1, 4)·SCALAR·STRING·true°z·MATRIX·FP64°1.0·SCALAR·FP64·true°-1"
+              "·true°-1·true°T·MATRIX·FP64°false°2"),
+        Catch::Contains("erroneous input while computing the contingency table (value <= zero): 0"));
+    REQUIRE_THROWS_WITH(
+        t.run("CP°ctableexpand°seq(1, 4)·SCALAR·STRING·true°v·MATRIX·FP64°1.0·SCALAR·FP64·true°-1"
+              "·true°-1·true°T·MATRIX·FP64°false°2"),
+        Catch::Contains("invalid input sizes for table(seq(1, 4), v): v is 5x1"));
+  }
+  SECTION("NaN is skipped") {
+    t.set_matrix("n", dense_of(2, 1, {kNaN, 2}));
+    t.run("CP°ctableexpand°seq(1, 2)·SCALAR·STRING·true°n·MATRIX·FP64°1.0·SCALAR·FP64·true°-1"
+          "·true°-1·true°T·MATRIX·FP64°false°2");
+    DMLRT_REQUIRE_CLOSE(t.matrix("T"), 2, 2, {0, 0, 0, 1});
+  }
+}
+
+TEST_CASE("ctable: counts, weights, dims, NaN and errors", "[ctable]") {
+  const bool sp = GENERATE(false, true);
+  TestContext t;
+  t.set_matrix("A", of(sp, 4, 1, {1, 2, 2, 3}));
+  t.set_matrix("B", of(sp, 4, 1, {1, 3, 3, 2}));
+  SECTION("counts, data-sized") {
+    t.run("CP°ctable°A·MATRIX·FP64°B·MATRIX·FP64°1.0·SCALAR·FP64·true°-1·true°-1·true°T·MATRIX·"
+          "FP64°false°2");
+    DMLRT_REQUIRE_CLOSE(t.matrix("T"), 3, 3, {1, 0, 0, 0, 0, 2, 0, 1, 0});
+  }
+  SECTION("matrix weights, dims from variables drop row 3") {
+    t.set_matrix("W", of(sp, 4, 1, {0.5, 1, 2, 7}));
+    t.set_scalar("N", ScalarValue::int64(2));
+    t.set_scalar("K", ScalarValue::int64(4));
+    t.run("CP°ctable°A·MATRIX·FP64°B·MATRIX·FP64°W·MATRIX·FP64°N·false°K·false°T·MATRIX·FP64°"
+          "false°2");
+    DMLRT_REQUIRE_CLOSE(t.matrix("T"), 2, 4, {0.5, 0, 0, 0, 0, 0, 3, 0});
+  }
+  SECTION("scalar second input") {
+    t.run("CP°ctable°A·MATRIX·FP64°2·SCALAR·FP64·true°1.0·SCALAR·FP64·true°-1·true°-1·true°T·"
+          "MATRIX·FP64°false");
+    DMLRT_REQUIRE_CLOSE(t.matrix("T"), 3, 2, {0, 1, 0, 2, 0, 1});
+  }
+  SECTION("NaN skipped, zeros an error unless both are zero and ignored") {
+    t.set_matrix("C", dense_of(3, 1, {0, kNaN, 1}));
+    t.set_matrix("D", dense_of(3, 1, {0, 1, 1}));
+    REQUIRE_THROWS_WITH(
+        t.run("CP°ctable°C·MATRIX·FP64°D·MATRIX·FP64°1.0·SCALAR·FP64·true°-1·true°-1·true°T·"
+              "MATRIX·FP64°false°2"),
+        Catch::Contains("(one of the value <= zero): 0 0"));
+    t.run("CP°ctable°C·MATRIX·FP64°D·MATRIX·FP64°1.0·SCALAR·FP64·true°-1·true°-1·true°T·MATRIX·"
+          "FP64°true°2");
+    DMLRT_REQUIRE_CLOSE(t.matrix("T"), 1, 1, {1});
+  }
+  SECTION("shape mismatch and field count") {
+    t.set_matrix("C", dense_of(3, 1, {1, 1, 1}));
+    REQUIRE_THROWS_WITH(
+        t.run("CP°ctable°A·MATRIX·FP64°C·MATRIX·FP64°1.0·SCALAR·FP64·true°-1·true°-1·true°T·"
+              "MATRIX·FP64°false°2"),
+        Catch::Contains("ctable: inputs must have the same dimensions, got 4x1 and 3x1"));
+    REQUIRE_THROWS_WITH(t.run("CP°ctable°A·MATRIX·FP64°B·MATRIX·FP64°T·MATRIX·FP64"),
+                        Catch::Contains("ctable expects 7 to 8 operand fields, got 3"));
+  }
+  SECTION("empty inputs give a 0x0 table") {
+    t.set_matrix("E", MatrixBlock::dense(0, 1));
+    t.run("CP°ctable°E·MATRIX·FP64°E·MATRIX·FP64°1.0·SCALAR·FP64·true°-1·true°-1·true°T·MATRIX·"
+          "FP64°false°2");
+    REQUIRE(t.matrix("T").rows() == 0);
+    REQUIRE(t.matrix("T").cols() == 0);
+  }
+}

@@ -1,0 +1,156 @@
+// Tests of the parameterized builtins replace, contains, rexpand and groupedagg (aggregate()):
+// expected values worked by hand and from SystemDS 3.4 runs of table()/aggregate() (noted per
+// case), dense and CSR inputs, empty shapes and the error messages.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+
+#include "common/compare.h"
+#include "common/fake_services.h"
+#include "gpu_context/error.h"
+
+using dmlrt::inst::ScalarValue;
+using dmlrt::kernels::MatrixBlock;
+using dmlrt::test::dense_of;
+using dmlrt::test::sparse_of;
+using dmlrt::test::TestContext;
+
+namespace {
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+MatrixBlock of(bool sparse, int64_t r, int64_t c, std::vector<double> v) {
+  return sparse ? sparse_of(r, c, std::move(v)) : dense_of(r, c, std::move(v));
+}
+}  // namespace
+
+TEST_CASE("replace: values, NaN pattern, zero pattern on CSR", "[parameterized]") {
+  const bool sp = GENERATE(false, true);
+  TestContext t;
+  t.set_matrix("X", of(sp, 2, 3, {0, 4, kNaN, 4, 0, 1}));
+  SECTION("4 -> 9") {
+    t.run("CP°replace°pattern=4°replacement=9°target=X°Y·MATRIX·FP64");
+    DMLRT_REQUIRE_CLOSE(t.matrix("Y"), 2, 3, {0, 9, kNaN, 9, 0, 1});
+  }
+  SECTION("NaN -> 0 (parameters in any order)") {
+    t.run("CP°replace°target=X°pattern=NaN°replacement=0°Y·MATRIX·FP64");
+    DMLRT_REQUIRE_CLOSE(t.matrix("Y"), 2, 3, {0, 4, 0, 4, 0, 1});
+  }
+  SECTION("0 -> 1 touches the implicit zeros of CSR") {
+    t.run("CP°replace°pattern=0°replacement=1°target=X°Y·MATRIX·FP64");
+    DMLRT_REQUIRE_CLOSE(t.matrix("Y"), 2, 3, {1, 4, kNaN, 4, 1, 1});
+  }
+  SECTION("pattern from a scalar variable, Infinity replacement") {
+    t.set_scalar("p", ScalarValue::fp64(1));
+    t.run("CP°replace°pattern=p°replacement=Infinity°target=X°Y·MATRIX·FP64");
+    REQUIRE(std::isinf(t.matrix("Y").get(1, 2)));
+  }
+  SECTION("empty 0x3") {
+    t.set_matrix("E", MatrixBlock::dense(0, 3));
+    t.run("CP°replace°pattern=0°replacement=1°target=E°Y·MATRIX·FP64");
+    REQUIRE(t.matrix("Y").rows() == 0);
+    REQUIRE(t.matrix("Y").cols() == 3);
+  }
+}
+
+TEST_CASE("contains: NaN, zero and absent patterns", "[parameterized]") {
+  const bool sp = GENERATE(false, true);
+  TestContext t;
+  t.set_matrix("X", of(sp, 2, 2, {0, 2, kNaN, 3}));
+  t.run("CP°contains°pattern=NaN°target=X°k=2°b·SCALAR·BOOLEAN");
+  REQUIRE(t.scalar("b").to_bool());
+  t.run("CP°contains°pattern=0°target=X°k=2°b·SCALAR·BOOLEAN");
+  REQUIRE(t.scalar("b").to_bool());
+  t.run("CP°contains°pattern=5°target=X°k=2°b·SCALAR·BOOLEAN");
+  REQUIRE_FALSE(t.scalar("b").to_bool());
+  t.set_matrix("E", MatrixBlock::dense(0, 0));
+  t.run("CP°contains°pattern=0°target=E°b·SCALAR·BOOLEAN");
+  REQUIRE_FALSE(t.scalar("b").to_bool());
+}
+
+TEST_CASE("rexpand: SystemDS's table(seq(1,n), v, n, 3)", "[parameterized]") {
+  // SystemDS 3.4, v = (2, 1.7, 3, 5, 1), max 3: 1.7 casts to 1, 5 (> max) is dropped.
+  const bool sp = GENERATE(false, true);
+  TestContext t;
+  t.set_matrix("v", of(sp, 5, 1, {2, 1.7, 3, 5, 1}));
+  t.set_scalar("m", ScalarValue::int64(3));
+  SECTION("dir=cols") {
+    t.run("CP°rexpand°cast=true°max=3°ignore=false°dir=cols°target=v°k=2°Y·MATRIX·FP64");
+    DMLRT_REQUIRE_CLOSE(t.matrix("Y"), 5, 3, {0, 1, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0});
+  }
+  SECTION("dir=rows, max from a variable") {
+    t.run("CP°rexpand°target=v°max=m°dir=rows°cast=true°ignore=false°Y·MATRIX·FP64");
+    DMLRT_REQUIRE_CLOSE(t.matrix("Y"), 3, 5, {0, 1, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0});
+  }
+  SECTION("zeros: an error unless ignore=true (SystemDS's message)") {
+    t.set_matrix("z", of(sp, 4, 1, {2, 0, 3, 1}));
+    REQUIRE_THROWS_WITH(
+        t.run("CP°rexpand°cast=true°max=3°ignore=false°dir=cols°target=z°Y·MATRIX·FP64"),
+        Catch::Contains("invalid input w/ zeros for rexpand ignore=false (rlen=4, nnz=3)"));
+    t.run("CP°rexpand°cast=true°max=3°ignore=true°dir=cols°target=z°Y·MATRIX·FP64");
+    DMLRT_REQUIRE_CLOSE(t.matrix("Y"), 4, 3, {0, 1, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0});
+  }
+  SECTION("negative value with ignore=false") {
+    t.set_matrix("z", of(sp, 2, 1, {-1, 2}));
+    REQUIRE_THROWS_WITH(
+        t.run("CP°rexpand°cast=true°max=3°ignore=false°dir=cols°target=z°Y·MATRIX·FP64"),
+        Catch::Contains("rexpand: invalid input value -1 (<= 0) at row 1"));
+  }
+  SECTION("not a column vector") {
+    t.set_matrix("w", dense_of(2, 2, {1, 2, 1, 2}));
+    REQUIRE_THROWS_WITH(
+        t.run("CP°rexpand°cast=true°max=3°ignore=false°dir=cols°target=w°Y·MATRIX·FP64"),
+        Catch::Contains("rexpand: the target must be a column vector"));
+  }
+  SECTION("bad dir and missing parameter") {
+    REQUIRE_THROWS_WITH(t.run("CP°rexpand°max=3°dir=up°target=v°Y·MATRIX·FP64"),
+                        Catch::Contains("rexpand: dir must be 'rows' or 'cols', got 'up'"));
+    REQUIRE_THROWS_WITH(t.run("CP°rexpand°dir=cols°target=v°Y·MATRIX·FP64"),
+                        Catch::Contains("rexpand: missing parameter 'max'"));
+  }
+}
+
+TEST_CASE("groupedagg: SystemDS's aggregate() results", "[parameterized]") {
+  const bool sp = GENERATE(false, true);
+  TestContext t;
+  // s = (3,1,2,3,1,2); SystemDS 3.4: aggregate(target=cbind(s, seq(1,6)), groups=s, fn="sum",
+  // ngroups=2) = [2 7; 4 9]; aggregate(target=seq(1,6), groups=s, fn="mean") = (3.5, 4.5, 2.5).
+  t.set_matrix("s", of(sp, 6, 1, {3, 1, 2, 3, 1, 2}));
+  t.set_matrix("M", of(sp, 6, 2, {3, 1, 1, 2, 2, 3, 3, 4, 1, 5, 2, 6}));
+  t.set_matrix("q", of(sp, 6, 1, {1, 2, 3, 4, 5, 6}));
+  SECTION("sum with ngroups dropping group 3") {
+    t.run("CP°groupedagg°target=M°groups=s°fn=sum°ngroups=2°k=2°G·MATRIX·FP64");
+    DMLRT_REQUIRE_CLOSE(t.matrix("G"), 2, 2, {2, 7, 4, 9});
+  }
+  SECTION("mean, count, variance, centralmoment") {
+    t.run("CP°groupedagg°target=q°groups=s°fn=mean°k=2°G·MATRIX·FP64");
+    DMLRT_REQUIRE_CLOSE(t.matrix("G"), 3, 1, {3.5, 4.5, 2.5});
+    t.run("CP°groupedagg°target=q°groups=s°fn=count°G·MATRIX·FP64");
+    DMLRT_REQUIRE_CLOSE(t.matrix("G"), 3, 1, {2, 2, 2});
+    t.run("CP°groupedagg°target=q°groups=s°fn=variance°G·MATRIX·FP64");
+    DMLRT_REQUIRE_CLOSE(t.matrix("G"), 3, 1, {4.5, 4.5, 4.5});  // pairs 3 apart
+    t.run("CP°groupedagg°target=q°groups=s°fn=centralmoment°order=2°G·MATRIX·FP64");
+    DMLRT_REQUIRE_CLOSE(t.matrix("G"), 3, 1, {2.25, 2.25, 2.25});
+  }
+  SECTION("weighted sum and mean") {
+    t.set_matrix("w", dense_of(6, 1, {1, 2, 1, 1, 0, 3}));
+    t.run("CP°groupedagg°target=q°groups=s°weights=w°fn=sum°G·MATRIX·FP64");
+    DMLRT_REQUIRE_CLOSE(t.matrix("G"), 3, 1, {4, 21, 5});
+    t.run("CP°groupedagg°target=q°groups=s°weights=w°fn=mean°G·MATRIX·FP64");
+    DMLRT_REQUIRE_CLOSE(t.matrix("G"), 3, 1, {2, 21.0 / 4, 2.5});
+  }
+  SECTION("group id 0 (SystemDS: Invalid value (0.0) encountered in 'groups')") {
+    t.set_matrix("g", dense_of(6, 1, {0, 1, 3, 2, 1, 1}));
+    REQUIRE_THROWS_WITH(t.run("CP°groupedagg°target=q°groups=g°fn=sum°G·MATRIX·FP64"),
+                        Catch::Contains("groupedagg: invalid value (0) encountered in 'groups'"));
+  }
+  SECTION("shape and parameter errors") {
+    t.set_matrix("g", dense_of(5, 1, {1, 1, 1, 1, 1}));
+    REQUIRE_THROWS_WITH(t.run("CP°groupedagg°target=q°groups=g°fn=sum°G·MATRIX·FP64"),
+                        Catch::Contains("groups must be a column vector with one row per target "
+                                        "row, got target 6x1 and groups 5x1"));
+    REQUIRE_THROWS_WITH(t.run("CP°groupedagg°target=q°groups=s°fn=median°G·MATRIX·FP64"),
+                        Catch::Contains("groupedagg: unsupported fn 'median'"));
+    REQUIRE_THROWS_WITH(t.run("CP°groupedagg°target=q°groups=s°fn°G·MATRIX·FP64"),
+                        Catch::Contains("field 'fn' is not name=value"));
+  }
+}
