@@ -24,14 +24,15 @@ std::vector<double> dense_copy(const MatrixBlock& b) {
 }  // namespace
 
 int64_t java_to_long(double v) {
-  // UtilFunctions.toLong adds DOUBLE_EPS before flooring, so
-  // 2.9999999999999996 still maps to 3 as an index.
+  // UtilFunctions.toLong is signum(v) * floor(|v| + DOUBLE_EPS): truncation toward zero; the
+  // epsilon lifts values within 2^-53 below an integer, which exist only below 1 (1 - 2^-54 -> 1).
   constexpr double kDoubleEps = 1.1102230246251565e-16;  // 2^-53
-  const double f = std::floor(v + kDoubleEps);
-  if (std::isnan(f)) return 0;
-  if (f >= 9223372036854775807.0) return std::numeric_limits<int64_t>::max();
-  if (f <= -9223372036854775808.0) return std::numeric_limits<int64_t>::min();
-  return static_cast<int64_t>(f);
+  if (std::isnan(v)) return 0;
+  const double f = std::floor(std::fabs(v) + kDoubleEps);
+  const double r = v < 0 ? -f : f;
+  if (r >= 9223372036854775807.0) return std::numeric_limits<int64_t>::max();
+  if (r <= -9223372036854775808.0) return std::numeric_limits<int64_t>::min();
+  return static_cast<int64_t>(r);
 }
 
 MatrixBlock replace(const MatrixBlock& in, double pattern, double replacement) {

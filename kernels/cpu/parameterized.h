@@ -11,7 +11,8 @@
 
 namespace dmlrt::kernels::cpu {
 
-// SystemDS's UtilFunctions.toLong: floor(v + 2^-53), saturating as Java's (long) cast, NaN -> 0.
+// SystemDS's UtilFunctions.toLong: signum(v) * floor(|v| + 2^-53) (truncation toward zero),
+// saturating as Java's (long) cast, NaN -> 0.
 int64_t java_to_long(double v);
 
 // (m, n) -> (m, n): every cell equal to `pattern` becomes `replacement`; a NaN pattern matches NaN.

@@ -111,3 +111,20 @@ TEST_CASE("ctable: counts, weights, dims, NaN and errors", "[ctable]") {
     REQUIRE(t.matrix("T").cols() == 0);
   }
 }
+
+TEST_CASE("ctable ids go through SystemDS's UtilFunctions.toLong", "[ctable]") {
+  TestContext t;
+  // signum(v) * floor(|v| + 2^-53): 2.9999999999999996 stays id 2 (the epsilon is below its ulp),
+  // 1.5 is id 1, and -0.5 truncates to 0 (an error).
+  t.set_matrix("A", dense_of(2, 1, {2.9999999999999996, 1.5}));
+  t.set_matrix("B", dense_of(2, 1, {1, 1}));
+  t.run("CP°ctable°A·MATRIX·FP64°B·MATRIX·FP64°1.0·SCALAR·FP64·true°-1·true°-1·true°T·MATRIX·"
+        "FP64°false°2");
+  DMLRT_REQUIRE_CLOSE(t.matrix("T"), 2, 1, {1, 1});
+  t.set_matrix("A", dense_of(1, 1, {-0.5}));
+  t.set_matrix("B", dense_of(1, 1, {1}));
+  REQUIRE_THROWS_WITH(
+      t.run("CP°ctable°A·MATRIX·FP64°B·MATRIX·FP64°1.0·SCALAR·FP64·true°-1·true°-1·true°T·MATRIX·"
+            "FP64°false°2"),
+      Catch::Contains("(one of the value <= zero): -0.5 1"));
+}
