@@ -38,7 +38,7 @@ InstructionPtr make_indexing(InstructionText text);
 InstructionPtr make_append(InstructionText text);
 // solve_instruction.cpp: solve
 InstructionPtr make_solve(InstructionText text);
-// parameterized_instructions.cpp: replace contains rexpand groupedagg (name=value layout)
+// parameterized_instructions.cpp: replace contains rexpand groupedagg toString (name=value layout)
 InstructionPtr make_parameterized(InstructionText text);
 // ctable_instructions.cpp: ctable ctableexpand (table())
 InstructionPtr make_ctable(InstructionText text);

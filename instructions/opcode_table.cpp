@@ -147,6 +147,7 @@ const std::vector<OpcodeEntry> kTable = {
     {"contains", make_parameterized, "parameterized"},
     {"rexpand", make_parameterized, "parameterized"},
     {"groupedagg", make_parameterized, "parameterized"},
+    {"tostring", make_parameterized, "parameterized"},
     {"ctable", make_ctable, "ctable"},
     {"ctableexpand", make_ctable, "ctable"},
     {"rsort", make_sort, "sort"},

@@ -1,7 +1,8 @@
 // Parameterized builtins over matrices in SystemDS's `name=value°...°out` layout
 // (reference/systemds-format.md §3): replace (target, pattern, replacement), contains (target,
 // pattern -> BOOLEAN), rexpand (target, max, dir, cast, ignore) and groupedagg (target, groups,
-// fn, [weights], [order], [ngroups]) — aggregate(). `k=` is accepted and ignored. A value names
+// fn, [weights], [order], [ngroups]) — aggregate() — and toString (target, rows, cols, decimal,
+// sparse, sep, linesep -> STRING). `k=` is accepted and ignored. A value names
 // a variable when one of that name is bound, else it is a literal (SystemDS's getScalarInput);
 // `¶v¶` placeholders are patched before this runs. Kernels: kernels/cpu/parameterized.
 #include <map>
@@ -48,7 +49,7 @@ class ParameterizedInstruction final : public Instruction {
                             << "' (sum, count, mean, variance, centralmoment)");
       if (fn_ == cpu::GroupAggFn::kCentralMoment) require("order");
     }
-    const bool scalar_out = opcode() == "contains";
+    const bool scalar_out = opcode() == "contains" || opcode() == "tostring";
     DMLRT_REQUIRE(scalar_out ? out_.is_scalar() : out_.is_matrix(), ParseError,
                   where() << ": " << opcode() << " output must be a "
                           << (scalar_out ? "SCALAR" : "MATRIX") << ", got "
@@ -66,6 +67,16 @@ class ParameterizedInstruction final : public Instruction {
       ec.set_matrix(out_.name,
                     cpu::rexpand(*target, number(ec, "max"), params_.at("dir") == "rows",
                                  flag(ec, "cast", true), flag(ec, "ignore", true)));
+    } else if (opcode() == "tostring") {
+      const int64_t rows = params_.count("rows") ? value(ec, "rows").to_int() : 100;
+      const int64_t cols = params_.count("cols") ? value(ec, "cols").to_int() : 100;
+      const int decimal =
+          params_.count("decimal") ? static_cast<int>(value(ec, "decimal").to_int()) : 3;
+      const std::string sep = params_.count("sep") ? params_.at("sep") : " ";
+      const std::string linesep = params_.count("linesep") ? params_.at("linesep") : "\n";
+      ec.set_scalar(out_.name, ScalarValue::string(cpu::to_string(
+                                   *target, rows, cols, decimal, flag(ec, "sparse", false), sep,
+                                   linesep)));
     } else {  // groupedagg
       auto groups = ec.matrix(params_.at("groups"));
       std::shared_ptr<const kernels::MatrixBlock> weights;
@@ -114,7 +125,8 @@ class ParameterizedInstruction final : public Instruction {
 
 InstructionPtr make_parameterized(InstructionText text) {
   const std::string& op = text.opcode;
-  DMLRT_REQUIRE(op == "replace" || op == "contains" || op == "rexpand" || op == "groupedagg",
+  DMLRT_REQUIRE(op == "replace" || op == "contains" || op == "rexpand" || op == "groupedagg" ||
+                    op == "tostring",
                 NotSupported, "parameterized builtin '" << op << "' is not supported");
   return std::make_unique<ParameterizedInstruction>(std::move(text));
 }

@@ -2,6 +2,7 @@
 #include "kernels/cpu/parameterized.h"
 
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <vector>
 
@@ -206,6 +207,48 @@ MatrixBlock grouped_aggregate(const MatrixBlock& target, const MatrixBlock& grou
   MatrixBlock res = MatrixBlock::dense(k, n, std::move(out));
   res.examine_format();
   return res;
+}
+
+namespace {
+
+std::string format_cell(double v, int decimal) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
+  // DecimalFormat rounds the exact binary value HALF_EVEN, as glibc's printf does.
+  const int len = std::snprintf(nullptr, 0, "%.*f", decimal, v);
+  std::string s(static_cast<size_t>(len) + 1, '\0');
+  std::snprintf(&s[0], s.size(), "%.*f", decimal, v);
+  s.resize(static_cast<size_t>(len));
+  return s;
+}
+
+}  // namespace
+
+std::string to_string(const MatrixBlock& in, int64_t rows, int64_t cols, int decimal, bool sparse,
+                      const std::string& sep, const std::string& linesep) {
+  DMLRT_REQUIRE(decimal >= 0 && decimal <= 340, RuntimeError,
+                "toString: decimal must be in [0, 340], got " << decimal);
+  const int64_t m = (rows >= 0 && rows < in.rows()) ? rows : in.rows();
+  const int64_t n = (cols >= 0 && cols < in.cols()) ? cols : in.cols();
+  std::string out;
+  if (sparse) {
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        const double v = in.get(i, j);
+        if (v == 0.0) continue;
+        out += std::to_string(i + 1) + sep + std::to_string(j + 1) + sep + format_cell(v, decimal) +
+               linesep;
+      }
+    return out;
+  }
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      const double v = in.get(i, j);
+      out += format_cell(v == 0.0 ? 0.0 : v, decimal);  // -0 prints as 0
+      out += j + 1 < n ? sep : linesep;
+    }
+  }
+  return out;
 }
 
 }  // namespace dmlrt::kernels::cpu

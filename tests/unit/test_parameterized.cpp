@@ -154,3 +154,39 @@ TEST_CASE("groupedagg: SystemDS's aggregate() results", "[parameterized]") {
                         Catch::Contains("field 'fn' is not name=value"));
   }
 }
+
+TEST_CASE("toString: SystemDS's print(toString(A)) layouts", "[parameterized]") {
+  // SystemDS 3.4 on A = q q' / 7, q = (4, 1, 3, 2), A[1,1] = NaN, A[1,2] = -Inf, A[2,2] = 0.
+  const bool sp = GENERATE(false, true);
+  TestContext t;
+  std::vector<double> a(16);
+  const double q[4] = {4, 1, 3, 2};
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j) a[i * 4 + j] = q[i] * q[j] / 7;
+  a[0] = kNaN;
+  a[1] = -std::numeric_limits<double>::infinity();
+  a[5] = 0;
+  t.set_matrix("A", of(sp, 4, 4, a));
+  t.run("CP°toString°target=A°s·SCALAR·STRING");
+  REQUIRE(t.scalar("s").to_string() ==
+          "NaN -Infinity 1.714 1.143\n0.571 0.000 0.429 0.286\n1.714 0.429 1.286 0.857\n"
+          "1.143 0.286 0.857 0.571\n");
+  t.run("CP°toString°decimal=1°rows=2°cols=3°target=A°s·SCALAR·STRING");
+  REQUIRE(t.scalar("s").to_string() == "NaN -Infinity 1.7\n0.6 0.0 0.4\n");
+  t.run("CP°toString°sparse=true°rows=2°target=A°s·SCALAR·STRING");
+  REQUIRE(t.scalar("s").to_string() ==
+          "1 1 NaN\n1 2 -Infinity\n1 3 1.714\n1 4 1.143\n2 1 0.571\n2 3 0.429\n2 4 0.286\n");
+  t.run("CP°toString°linesep=|°sep=,°target=A°s·SCALAR·STRING");
+  REQUIRE(t.scalar("s").to_string() ==
+          "NaN,-Infinity,1.714,1.143|0.571,0.000,0.429,0.286|1.714,0.429,1.286,0.857|"
+          "1.143,0.286,0.857,0.571|");
+  // DecimalFormat: HALF_EVEN on the exact value (0.125 -> 0.12, 0.15 is below the tie -> 0.1),
+  // negative values that round to zero keep their sign, -0 prints as 0.
+  t.set_matrix("B", dense_of(1, 4, {0.125, 0.15, -0.0001, -0.0}));
+  t.run("CP°toString°decimal=2°target=B°s·SCALAR·STRING");
+  REQUIRE(t.scalar("s").to_string() == "0.12 0.15 -0.00 0.00\n");
+  t.run("CP°toString°decimal=1°target=B°s·SCALAR·STRING");
+  REQUIRE(t.scalar("s").to_string() == "0.1 0.1 -0.0 0.0\n");
+  REQUIRE_THROWS_WITH(t.run("CP°toString°decimal=-1°target=B°s·SCALAR·STRING"),
+                      Catch::Contains("toString: decimal must be in [0, 340], got -1"));
+}
