@@ -304,6 +304,10 @@ def run_case(dmlrt, case_dir, keep):
     with open(os.path.join(case_dir, "case.json")) as f:
         spec = json.load(f)
     tol = spec.get("tolerance", {})
+    # A documented deviation from SystemDS (docs/deviations.md) checks dmlrt's own expected
+    # results, kept beside SystemDS's: "expected_dir": "expected_dmlrt" and
+    # "expected_stdout": "expected_stdout_dmlrt.txt".
+    expected_dir = spec.get("expected_dir", "expected")
     rtol, atol = tol.get("rtol", DEFAULT_RTOL), tol.get("atol", DEFAULT_ATOL)
 
     work = tempfile.mkdtemp(prefix=f"dmlrt_plan_{name}_")
@@ -334,7 +338,7 @@ def run_case(dmlrt, case_dir, keep):
                 raise CaseFailure(f"stderr does not contain {needle!r}\n--- stderr ---\n{stderr}")
 
         stdout_mode = spec.get("stdout", "exact")
-        ref_path = os.path.join(case_dir, "expected_stdout.txt")
+        ref_path = os.path.join(case_dir, spec.get("expected_stdout", "expected_stdout.txt"))
         if stdout_mode != "ignore" and os.path.exists(ref_path):
             with open(ref_path, encoding="utf-8") as f:
                 compare_stdout(stdout, f.read(), stdout_mode,
@@ -350,7 +354,7 @@ def run_case(dmlrt, case_dir, keep):
                     raise CaseFailure(f"output not written: {got_path}")
                 with open(got_path) as f:
                     got = f.read().strip()
-                with open(os.path.join(case_dir, "expected", out.get("expected", oname))) as f:
+                with open(os.path.join(case_dir, expected_dir, out.get("expected", oname))) as f:
                     ref = f.read().strip()
                 try:
                     if not close(float(got), float(ref), o_rtol, o_atol):
@@ -372,7 +376,7 @@ def run_case(dmlrt, case_dir, keep):
                 check_properties(oname, got, out["properties"], o_rtol, o_atol)
                 continue
             ref_name = out.get("expected", oname)
-            ref_path = os.path.join(case_dir, "expected", ref_name)
+            ref_path = os.path.join(case_dir, expected_dir, ref_name)
             ref = read_matrix(ref_path, format_of(ref_name, out.get("expected_spec", {})), {})
             if got[0] is None and ref[0] is not None:
                 got = (ref[0], ref[1], got[2])
