@@ -2,13 +2,20 @@
 // matrix-matrix `in1°in2°out[°k][°InPlace]` with right-vector and outer broadcasting, matrix-scalar
 // in either order, and scalar-scalar `S°S°s` with SystemDS's value-type rules (GPU lines carry
 // exactly `in1°in2°out`). The matrix work is in kernels/cpu/binary.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
 
 #include "gpu_context/error.h"
 #include "instructions/families.h"
+#include "instructions/gpu_placement.h"
 #include "kernels/cpu/binary.h"
+
+#ifdef DMLRT_WITH_CUDA
+#include "kernels/cuda/elementwise.h"
+#include "memory/gpu_session.h"
+#endif
 
 namespace dmlrt::inst {
 namespace {
@@ -127,7 +134,18 @@ class BinaryInstruction final : public Instruction {
                           << (any_matrix ? "MATRIX" : "SCALAR"));
   }
 
+  // Matrix-matrix and matrix-scalar forms run on the GPU (kernels/cuda/elementwise); scalar-scalar
+  // and xor (no device kernel yet) stay on the CPU.
+  bool has_gpu_impl() const override {
+    return (in1_.is_matrix() || in2_.is_matrix()) && op_ != BinaryOp::kXor;
+  }
+
   void execute(ExecutionContext& ec) override {
+#ifdef DMLRT_WITH_CUDA
+    if (has_gpu_impl() && ec.options().gpu) {
+      if (mem::GpuSession* gpu = ec.gpu_for(*this, operand_bytes(ec))) return execute_gpu(ec, *gpu);
+    }
+#endif
     if (in1_.is_matrix() && in2_.is_matrix()) {
       auto a = ec.matrix(in1_);
       auto b = ec.matrix(in2_);
@@ -157,6 +175,76 @@ class BinaryInstruction final : public Instruction {
   }
 
  private:
+  // Device bytes of the inputs and the output from the metadata (-1 when a shape is unknown).
+  int64_t operand_bytes(ExecutionContext& ec) const {
+    int64_t total = 0, out_rows = 0, out_cols = 0;
+    for (const Operand* o : {&in1_, &in2_}) {
+      if (!o->is_matrix()) continue;
+      const MatrixMeta& meta = ec.matrix_object(o->name)->meta();
+      const int64_t b = dense_device_bytes(ec.options().gpu.get(), meta.rows, meta.cols);
+      if (b < 0) return -1;
+      total += b;
+      out_rows = std::max(out_rows, meta.rows);
+      out_cols = std::max(out_cols, meta.cols);
+    }
+    return total + dense_device_bytes(ec.options().gpu.get(), out_rows, out_cols);
+  }
+
+#ifdef DMLRT_WITH_CUDA
+  // Sparse inputs are densified into temporaries (the kernels are dense); the output is dense with
+  // unknown nnz, and takes the host format SystemDS would pick when it is copied back.
+  void execute_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
+    if (in1_.is_matrix() && in2_.is_matrix()) {
+      DeviceRead a = gpu_read(ec, gpu, in1_);
+      DeviceRead b = gpu_read(ec, gpu, in2_);
+      const kernels::cpu::Broadcast bc =
+          kernels::cpu::binary_broadcast(a->rows(), a->cols(), b->rows(), b->cols());
+      DMLRT_REQUIRE(bc != kernels::cpu::Broadcast::kInvalid, ShapeError,
+                    opcode() << ": incompatible shapes "
+                             << kernels::dims_string(a->rows(), a->cols()) << " and "
+                             << kernels::dims_string(b->rows(), b->cols())
+                             << " (operands must agree, or the right one be a row or column "
+                                "vector, or a column vector op a row vector)");
+      const int64_t rows = a->rows();
+      const int64_t cols = bc == kernels::cpu::Broadcast::kOuter ? b->cols() : a->cols();
+      const mem::DeviceMatrix& ad = a.dense(gpu);
+      const mem::DeviceMatrix& bd = b.dense(gpu);
+      mem::DeviceMatrix c = mem::DeviceMatrix::dense(gpu.memory(), rows, cols, gpu.dtype(),
+                                                     gpu.stream(), "gpu_" + opcode() + " output");
+      if (gpu.dtype() == mem::DType::kFloat64)
+        kernels::cuda::launch_binary_matrix_matrix(op_, bc, ad.values_as<double>(),
+                                                   bd.values_as<double>(), c.values_as<double>(),
+                                                   rows, cols, gpu.stream());
+      else
+        kernels::cuda::launch_binary_matrix_matrix(op_, bc, ad.values_as<float>(),
+                                                   bd.values_as<float>(), c.values_as<float>(),
+                                                   rows, cols, gpu.stream());
+      set_gpu_output(ec, gpu, out_.name, std::move(c));
+      return;
+    }
+    const bool scalar_left = in1_.is_scalar();
+    const ScalarValue s = ec.scalar(scalar_left ? in1_ : in2_);
+    double sv = 0;
+    try {
+      sv = s.to_double();
+    } catch (const RuntimeError&) {
+      DMLRT_FAIL(RuntimeError, opcode() << ": string scalar '" << s.to_string()
+                                        << "' cannot be combined with a matrix");
+    }
+    DeviceRead m = gpu_read(ec, gpu, scalar_left ? in2_ : in1_);
+    const mem::DeviceMatrix& md = m.dense(gpu);
+    mem::DeviceMatrix c = mem::DeviceMatrix::dense(gpu.memory(), md.rows(), md.cols(), gpu.dtype(),
+                                                   gpu.stream(), "gpu_" + opcode() + " output");
+    if (gpu.dtype() == mem::DType::kFloat64)
+      kernels::cuda::launch_binary_matrix_scalar(op_, md.values_as<double>(), sv, scalar_left,
+                                                 c.values_as<double>(), md.size(), gpu.stream());
+    else
+      kernels::cuda::launch_binary_matrix_scalar(op_, md.values_as<float>(), sv, scalar_left,
+                                                 c.values_as<float>(), md.size(), gpu.stream());
+    set_gpu_output(ec, gpu, out_.name, std::move(c));
+  }
+#endif
+
   BinaryOp op_ = BinaryOp::kPlus;
   Operand in1_, in2_, out_;
 };

@@ -14,9 +14,18 @@
 #include "instructions/operand.h"
 #include "instructions/scalar_value.h"
 
+namespace dmlrt::mem {
+class GpuSession;
+}
+
 namespace dmlrt::inst {
 
 class ExecutionContext;
+class Instruction;
+
+// -gpu flags: off, -gpu (GPU where an op has a GPU implementation and its operands fit the GPU
+// budget), -gpu force (GPU wherever an op has one). GPU° lines run on the GPU in every mode.
+enum class GpuMode { kOff, kOn, kForce };
 
 // A bound variable: a scalar (by value) or a matrix object (shared between aliases).
 using Value = std::variant<ScalarValue, std::shared_ptr<MatrixObject>>;
@@ -51,6 +60,10 @@ class Services {
 
 struct RunOptions {
   int64_t seed = -1;  // -seed: base seed for rand with seed -1 (-1 = draw a fresh one)
+  // The run's GPU session (null: everything runs on the CPU) and the -gpu mode; see
+  // instructions/gpu_placement.h.
+  std::shared_ptr<mem::GpuSession> gpu;
+  GpuMode gpu_mode = GpuMode::kOff;
 };
 
 class ExecutionContext {
@@ -89,10 +102,22 @@ class ExecutionContext {
   void set_scalar(const Operand& out, const ScalarValue& v);
   void set_scalar(const std::string& name, const ScalarValue& v) { set(name, v); }
 
+  // --- GPU placement (instructions/gpu_placement.h) ---
+  // The session when `inst` runs on the GPU (placement rules of DESIGN.md §4), else null.
+  // `operand_bytes` is the device size of the instruction's inputs and output (-1 = unknown),
+  // used by -gpu to check the budget. A non-null answer starts the instruction's GPU timing and
+  // marks it as run on the GPU (ran_on_gpu), so it must be asked once, before any GPU work.
+  mem::GpuSession* gpu_for(const Instruction& inst, int64_t operand_bytes = -1);
+  // True when the instruction that ran last asked gpu_for and got the GPU; the interpreter reads
+  // and clears it after each instruction (stats name gpu_<opcode>, event timing).
+  bool ran_on_gpu() const { return ran_on_gpu_; }
+  void clear_ran_on_gpu() { ran_on_gpu_ = false; }
+
  private:
   Services* services_;
   RunOptions options_;
   std::map<std::string, Value> vars_;
+  bool ran_on_gpu_ = false;
 };
 
 }  // namespace dmlrt::inst

@@ -42,7 +42,11 @@ class Instruction {
 
   virtual void execute(ExecutionContext& ec) = 0;
   // Heavy-hitter name in -stats (the opcode; function calls override it with the function name).
+  // The interpreter prefixes gpu_ when the instruction ran on the GPU (ExecutionContext::ran_on_gpu).
   virtual std::string stats_name() const { return text_.opcode; }
+  // True when this instruction (for its operand kinds) has a GPU implementation that execute()
+  // uses when ExecutionContext::gpu_for answers with a session (instructions/gpu_placement.h).
+  virtual bool has_gpu_impl() const { return false; }
 
   const InstructionText& text() const { return text_; }
   const std::string& opcode() const { return text_.opcode; }

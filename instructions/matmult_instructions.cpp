@@ -6,7 +6,13 @@
 
 #include "gpu_context/error.h"
 #include "instructions/families.h"
+#include "instructions/gpu_placement.h"
 #include "kernels/cpu/matmult.h"
+
+#ifdef DMLRT_WITH_CUDA
+#include "instructions/gpu_matmult.h"
+#include "memory/gpu_session.h"
+#endif
 
 namespace dmlrt::inst {
 namespace {
@@ -36,7 +42,14 @@ class MatMultInstruction final : public Instruction {
     }
   }
 
+  bool has_gpu_impl() const override { return true; }
+
   void execute(ExecutionContext& ec) override {
+#ifdef DMLRT_WITH_CUDA
+    if (ec.options().gpu) {
+      if (mem::GpuSession* gpu = ec.gpu_for(*this, operand_bytes(ec))) return execute_gpu(ec, *gpu);
+    }
+#endif
     auto a = ec.matrix(a_);
     auto b = ec.matrix(b_);
     const int64_t m = trans_a_ ? a->cols() : a->rows();
@@ -59,6 +72,47 @@ class MatMultInstruction final : public Instruction {
   }
 
  private:
+  // Device bytes of A, B and C from the metadata (-1 when a shape is unknown).
+  int64_t operand_bytes(ExecutionContext& ec) const {
+    const MatrixMeta& a = ec.matrix_object(a_.name)->meta();
+    const MatrixMeta& b = ec.matrix_object(b_.name)->meta();
+    const mem::GpuSession* gpu = ec.options().gpu.get();
+    const int64_t ab = dense_device_bytes(gpu, a.rows, a.cols);
+    const int64_t bb = dense_device_bytes(gpu, b.rows, b.cols);
+    const int64_t cb = dense_device_bytes(gpu, trans_a_ ? a.cols : a.rows, trans_b_ ? b.rows : b.cols);
+    return ab < 0 || bb < 0 || cb < 0 ? -1 : ab + bb + cb;
+  }
+
+#ifdef DMLRT_WITH_CUDA
+  void execute_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
+    DeviceRead a = gpu_read(ec, gpu, a_);
+    DeviceRead b = gpu_read(ec, gpu, b_);
+    const int64_t m = trans_a_ ? a->cols() : a->rows();
+    const int64_t k = trans_a_ ? a->rows() : a->cols();
+    const int64_t k2 = trans_b_ ? b->cols() : b->rows();
+    const int64_t n = trans_b_ ? b->rows() : b->cols();
+    auto shape = [](const mem::DeviceMatrix& x, bool t) {
+      const std::string s = kernels::dims_string(x.rows(), x.cols());
+      return t ? "t(" + s + ")" : s;
+    };
+    DMLRT_REQUIRE(k == k2, ShapeError,
+                  "ba+*: inner dimensions differ: " << shape(*a, trans_a_) << " %*% "
+                                                     << shape(*b, trans_b_));
+    if (out_.is_scalar())
+      DMLRT_REQUIRE(m == 1 && n == 1, ShapeError,
+                    "ba+*: scalar output '" << out_.name << "' needs a 1x1 product, got "
+                                            << kernels::dims_string(m, n));
+    mem::DeviceMatrix c = gpu_matmult(gpu, *a, *b, trans_a_, trans_b_);
+    if (out_.is_scalar()) {
+      // A scalar result is needed on the host (control flow may read it): one synchronous read.
+      const double v = c.is_sparse() ? 0.0 : gpu.read_element(c, 0, 0);
+      ec.set_scalar(out_, ScalarValue::fp64(v));
+      return;
+    }
+    set_gpu_output(ec, gpu, out_.name, std::move(c));
+  }
+#endif
+
   bool parse_flag(size_t i) const {
     const std::string f = lower(field(i));
     DMLRT_REQUIRE(

@@ -10,6 +10,10 @@
 #include "gpu_context/error.h"
 #include "runtime/io/matrix_io.h"
 
+#ifdef DMLRT_WITH_CUDA
+#include "memory/gpu_session.h"
+#endif
+
 namespace dmlrt::runtime {
 namespace {
 
@@ -54,6 +58,39 @@ Interpreter::Interpreter(const Program& program, std::ostream& out, Statistics* 
 void Interpreter::run(inst::ExecutionContext& ec) {
   options_ = ec.options();
   run_blocks(program_.main, ec);
+#ifdef DMLRT_WITH_CUDA
+  if (mem::GpuSession* gpu = options_.gpu.get()) {
+    // End of the program: the one synchronisation that surfaces late asynchronous errors, and the
+    // moment the remaining GPU event times are read (Note [GPU instruction timing]).
+    gpu->synchronize("end of program");
+    gpu->collect_timings(
+        [&](const std::string& name, double s) {
+          if (stats_) stats_->add_seconds(name, s);
+        },
+        /*wait=*/true);
+  }
+#endif
+}
+
+// A GPU instruction: counted under gpu_<name> now, its event-measured time added when the events
+// complete (collected lazily, without synchronising).
+void Interpreter::finish_gpu_instruction(const inst::Instruction& i, inst::ExecutionContext& ec) {
+  ec.clear_ran_on_gpu();
+#ifdef DMLRT_WITH_CUDA
+  mem::GpuSession* gpu = ec.options().gpu.get();
+  if (gpu == nullptr) return;
+  const std::string name = "gpu_" + i.stats_name();
+  gpu->end_instruction(name);
+  if (stats_) stats_->record(name, 0.0);
+  if (gpu->pending_timings() >= 64)
+    gpu->collect_timings(
+        [&](const std::string& n, double s) {
+          if (stats_) stats_->add_seconds(n, s);
+        },
+        /*wait=*/false);
+#else
+  (void)i;
+#endif
 }
 
 void Interpreter::run_blocks(const std::vector<BlockPtr>& blocks, inst::ExecutionContext& ec) {
@@ -71,9 +108,13 @@ void Interpreter::run_instructions(const InstructionList& list, inst::ExecutionC
         const auto t0 = std::chrono::steady_clock::now();
         i->execute(ec);
         const std::chrono::duration<double> dt = std::chrono::steady_clock::now() - t0;
-        stats_->record(i->stats_name(), dt.count());
+        if (ec.ran_on_gpu())
+          finish_gpu_instruction(*i, ec);
+        else
+          stats_->record(i->stats_name(), dt.count());
       } else {
         i->execute(ec);
+        if (ec.ran_on_gpu()) finish_gpu_instruction(*i, ec);
       }
     } catch (const std::exception& e) {
       if (has_plan_location(e.what(), *i)) throw;

@@ -40,6 +40,7 @@ class Interpreter final : public inst::Services {
   void run_block(const Block& b, inst::ExecutionContext& ec);
   void run_for(const Block& b, inst::ExecutionContext& ec);
   void run_instructions(const InstructionList& list, inst::ExecutionContext& ec);
+  void finish_gpu_instruction(const inst::Instruction& i, inst::ExecutionContext& ec);
   // Runs predicate instructions and takes the scalar they left in __pred.
   inst::ScalarValue eval_predicate(const InstructionList& list, inst::ExecutionContext& ec,
                                    const Block& b, const char* what);

@@ -6,12 +6,18 @@
 #include <ostream>
 #include <vector>
 
+#include "memory/gpu_stats.h"
+
 namespace dmlrt::runtime {
 
 void Statistics::record(const std::string& name, double seconds) {
   Entry& e = entries_[name];
   e.seconds += seconds;
   e.count += 1;
+}
+
+void Statistics::add_seconds(const std::string& name, double seconds) {
+  entries_[name].seconds += seconds;
 }
 
 void Statistics::print(std::ostream& os, int top_n) const {
@@ -22,6 +28,7 @@ void Statistics::print(std::ostream& os, int top_n) const {
   os << "Total elapsed time:\t\t" << (parse_seconds_ + execute_seconds_) << " sec.\n";
   os << "Total compilation time:\t\t" << parse_seconds_ << " sec.\n";
   os << "Total execution time:\t\t" << execute_seconds_ << " sec.\n";
+  if (gpu_ != nullptr) os << mem::format_gpu_stats(*gpu_);  // SystemDS prints it here
 
   std::vector<std::pair<std::string, Entry>> rows(entries_.begin(), entries_.end());
   std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {

@@ -7,12 +7,20 @@
 #include <map>
 #include <string>
 
+namespace dmlrt::mem {
+struct GpuStats;
+}
+
 namespace dmlrt::runtime {
 
 class Statistics {
  public:
   // Adds one execution of the instruction named `name` (opcode, gpu_<opcode> or function name).
   void record(const std::string& name, double seconds);
+  // Adds time to an instruction already counted by record (GPU event times arrive later).
+  void add_seconds(const std::string& name, double seconds);
+  // The GPU session's counters: printed as SystemDS's GPU block when set (a run with a GPU).
+  void set_gpu_stats(const mem::GpuStats* gpu) { gpu_ = gpu; }
   void set_parse_seconds(double s) { parse_seconds_ = s; }
   void set_execute_seconds(double s) { execute_seconds_ = s; }
   // sysds.stats.maxWrapLength: longer instruction names wrap onto continuation lines.
@@ -32,6 +40,7 @@ class Statistics {
   double parse_seconds_ = 0.0;
   double execute_seconds_ = 0.0;
   int max_wrap_length_ = 30;  // SystemDS's default
+  const mem::GpuStats* gpu_ = nullptr;
 };
 
 }  // namespace dmlrt::runtime

@@ -15,8 +15,10 @@
 #include "gpu_context/error.h"
 #include "gpu_context/log.h"
 #include "instructions/execution_context.h"
+#include "memory/gpu_session.h"
 #include "runtime/config.h"
 #include "runtime/explain.h"
+#include "runtime/gpu_setup.h"
 #include "runtime/interpreter.h"
 #include "runtime/plan_parser.h"
 #include "runtime/stats.h"
@@ -122,11 +124,8 @@ Connection::Connection(Options options) {
     throw Error("Connection: statistics_top_n must be >= 0, got " +
                 std::to_string(impl->options.statistics_top_n));
   }
-  if (impl->options.gpu != GpuMode::kOff) {
-    // Note: there is no GPU backend in this build yet; every op runs on the CPU backend.
-    DMLRT_WARN("GPU mode requested, but this build runs on the CPU (" << gpu::device_summary()
-                                                                      << ")");
-  }
+  // The GPU session is opened by the first execute() of a script that needs it (gpu_setup.h); a
+  // machine without a usable device runs everything on the CPU after one warning then.
   impl_ = std::move(impl);
 }
 
@@ -156,6 +155,10 @@ struct PreparedScript::Impl {
   std::set<std::string> input_set, output_set;
   std::map<std::string, Binding> bindings;
   std::string last_statistics;
+  // Opened by the first execute() that needs it and kept for later runs (creating a context costs
+  // far more than a typical run); shared by copies of the script.
+  std::shared_ptr<mem::GpuSession> gpu;
+  bool gpu_opened = false;
 
   void require_input(const std::string& name, const char* what) const {
     if (!input_set.count(name)) {
@@ -323,6 +326,21 @@ ResultVariables PreparedScript::execute() {
     runtime::Interpreter interp(s.program, out, opts.statistics ? &stats : nullptr);
     inst::RunOptions run_options;
     run_options.seed = opts.seed;
+    run_options.gpu_mode = opts.gpu == GpuMode::kForce ? inst::GpuMode::kForce
+                           : opts.gpu == GpuMode::kOn  ? inst::GpuMode::kOn
+                                                       : inst::GpuMode::kOff;
+    if (!s.gpu_opened) {
+      runtime::RuntimeConfig config = s.conn->config;
+      config.precision = opts.precision == Precision::kSingle ? runtime::FloatPrecision::kSingle
+                                                              : runtime::FloatPrecision::kDouble;
+      s.gpu = runtime::open_gpu_for_run(s.program, run_options.gpu_mode, config, -1, false);
+      s.gpu_opened = true;
+    }
+    run_options.gpu = s.gpu;
+#ifdef DMLRT_WITH_CUDA
+    if (s.gpu) s.gpu->set_timing(opts.statistics);
+#endif
+    if (s.gpu) stats.set_gpu_stats(mem::stats_of(s.gpu.get()));
     inst::ExecutionContext ec(interp, run_options);
     // A fresh symbol table per run: new matrix objects over the shared, immutable input data, so
     // nothing a run does to its variables reaches the bindings.

@@ -10,10 +10,12 @@
 #include "gpu_context/error.h"
 #include "gpu_context/log.h"
 #include "instructions/execution_context.h"
+#include "memory/gpu_session.h"
 #include "runtime/cli/cli_options.h"
 #include "runtime/cli/dml_capture.h"
 #include "runtime/config.h"
 #include "runtime/explain.h"
+#include "runtime/gpu_setup.h"
 #include "runtime/interpreter.h"
 #include "runtime/plan_parser.h"
 #include "runtime/stats.h"
@@ -32,8 +34,7 @@ int usage_error(const std::string& msg) {
 
 void print_version(std::ostream& os) {
   os << "dmlrt " << dmlrt::version() << "\n"
-     << "backend: CPU" << (gpu::built_with_cuda() ? " (built with CUDA; no GPU backend yet)" : "")
-     << "\n"
+     << "backend: CPU" << (gpu::built_with_cuda() ? " + GPU (CUDA)" : "") << "\n"
      << "device: " << gpu::device_summary() << "\n";
 }
 
@@ -59,15 +60,6 @@ runtime::RuntimeConfig effective_config(const CliOptions& opts) {
 }
 
 int run(const CliOptions& opts, const runtime::RuntimeConfig& config) {
-  // config.memory and config.precision are for the GPU backend, which this build does not have yet.
-  if (opts.gpu != GpuFlag::kOff) {
-    // This build has no GPU backend yet: say so once, and run everything on the CPU.
-    const int n = gpu::usable_device_count();
-    DMLRT_WARN("-gpu" << (opts.gpu == GpuFlag::kForce ? " force" : "") << " given, but "
-                      << (n == 0 ? "no GPU is usable (" + gpu::device_summary() + ")"
-                                 : std::string("this build has no GPU backend yet"))
-                      << "; running on the CPU");
-  }
   using Clock = std::chrono::steady_clock;
   runtime::Statistics stats;
   stats.set_max_wrap_length(config.stats_max_wrap_length);
@@ -86,6 +78,14 @@ int run(const CliOptions& opts, const runtime::RuntimeConfig& config) {
     runtime::Interpreter interp(program, std::cout, opts.stats ? &stats : nullptr);
     inst::RunOptions run_options;
     run_options.seed = opts.seed;
+    // The GPU session, when -gpu, -gpu force or GPU lines ask for it (null: all on the CPU, after
+    // one warning). Created before the execution context, so it outlives every device copy.
+    run_options.gpu_mode = opts.gpu == GpuFlag::kForce ? inst::GpuMode::kForce
+                           : opts.gpu == GpuFlag::kOn  ? inst::GpuMode::kOn
+                                                       : inst::GpuMode::kOff;
+    run_options.gpu = runtime::open_gpu_for_run(program, run_options.gpu_mode, config,
+                                                opts.gpu_mem_budget, opts.stats);
+    if (run_options.gpu) stats.set_gpu_stats(mem::stats_of(run_options.gpu.get()));
     inst::ExecutionContext ec(interp, run_options);
     interp.run(ec);
     const auto t2 = Clock::now();

@@ -1,0 +1,114 @@
+// GpuContext: stream and library handles of one device; see gpu_context.h. Also the status-name
+// helpers of library_check.h.
+#ifdef DMLRT_WITH_CUDA
+#include "gpu_context/gpu_context.h"
+
+#include <chrono>
+#include <sstream>
+
+#include "gpu_context/library_check.h"
+#include "gpu_context/log.h"
+
+namespace dmlrt::gpu {
+
+namespace detail {
+
+const char* status_name(cublasStatus_t st) { return cublasGetStatusName(st); }
+const char* status_name(cusparseStatus_t st) { return cusparseGetErrorName(st); }
+const char* status_name(cudnnStatus_t st) { return cudnnGetErrorString(st); }
+const char* status_name(cusolverStatus_t st) {
+  switch (st) {
+    case CUSOLVER_STATUS_SUCCESS: return "CUSOLVER_STATUS_SUCCESS";
+    case CUSOLVER_STATUS_NOT_INITIALIZED: return "CUSOLVER_STATUS_NOT_INITIALIZED";
+    case CUSOLVER_STATUS_ALLOC_FAILED: return "CUSOLVER_STATUS_ALLOC_FAILED";
+    case CUSOLVER_STATUS_INVALID_VALUE: return "CUSOLVER_STATUS_INVALID_VALUE";
+    case CUSOLVER_STATUS_ARCH_MISMATCH: return "CUSOLVER_STATUS_ARCH_MISMATCH";
+    case CUSOLVER_STATUS_EXECUTION_FAILED: return "CUSOLVER_STATUS_EXECUTION_FAILED";
+    case CUSOLVER_STATUS_INTERNAL_ERROR: return "CUSOLVER_STATUS_INTERNAL_ERROR";
+    case CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED:
+      return "CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED";
+    case CUSOLVER_STATUS_NOT_SUPPORTED: return "CUSOLVER_STATUS_NOT_SUPPORTED";
+    default: return "CUSOLVER_STATUS_(other)";
+  }
+}
+
+}  // namespace detail
+
+UniqueEvent make_timing_event() {
+  cudaEvent_t e = nullptr;
+  DMLRT_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDefault));
+  return UniqueEvent(e);
+}
+
+GpuContext::GpuContext(int device) : device_(device) {
+  using Clock = std::chrono::steady_clock;
+  const auto t0 = Clock::now();
+  DMLRT_CUDA_CHECK_CTX(cudaSetDevice(device), "device " << device);
+  DMLRT_CUDA_CHECK_CTX(cudaGetDeviceProperties(&props_, device), "device " << device);
+  cudaStream_t s = nullptr;
+  DMLRT_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  stream_ = UniqueStream(s);
+  const auto t1 = Clock::now();
+
+  cublasHandle_t cb = nullptr;
+  DMLRT_CUBLAS_CHECK(cublasCreate(&cb));
+  cublas_ = UniqueCublas(cb);
+  DMLRT_CUBLAS_CHECK(cublasSetStream(cb, s));
+  cusparseHandle_t cs = nullptr;
+  DMLRT_CUSPARSE_CHECK(cusparseCreate(&cs));
+  cusparse_ = UniqueCusparse(cs);
+  DMLRT_CUSPARSE_CHECK(cusparseSetStream(cs, s));
+  const auto t2 = Clock::now();
+  cuda_init_seconds_ = std::chrono::duration<double>(t1 - t0).count();
+  libraries_init_seconds_ = std::chrono::duration<double>(t2 - t1).count();
+  DMLRT_INFO("GPU " << device << ": " << summary());
+}
+
+GpuContext::~GpuContext() {
+  // Pending work must finish before the handles and the stream go; errors cannot be reported here.
+  if (stream_) cudaStreamSynchronize(stream_.get());
+}
+
+cusolverDnHandle_t GpuContext::cusolver() {
+  if (!cusolver_) {
+    const auto t0 = std::chrono::steady_clock::now();
+    cusolverDnHandle_t h = nullptr;
+    DMLRT_CUSOLVER_CHECK(cusolverDnCreate(&h));
+    cusolver_ = UniqueCusolver(h);
+    DMLRT_CUSOLVER_CHECK(cusolverDnSetStream(h, stream()));
+    libraries_init_seconds_ +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  return cusolver_.get();
+}
+
+cudnnHandle_t GpuContext::cudnn() {
+  if (!cudnn_) {
+    const auto t0 = std::chrono::steady_clock::now();
+    cudnnHandle_t h = nullptr;
+    DMLRT_CUDNN_CHECK(cudnnCreate(&h));
+    cudnn_ = UniqueCudnn(h);
+    DMLRT_CUDNN_CHECK(cudnnSetStream(h, stream()));
+    libraries_init_seconds_ +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  return cudnn_.get();
+}
+
+std::string GpuContext::summary() const {
+  int driver = 0, runtime = 0;
+  cudaDriverGetVersion(&driver);
+  cudaRuntimeGetVersion(&runtime);
+  std::ostringstream os;
+  os << props_.name << ", compute capability " << props_.major << "." << props_.minor << ", "
+     << (props_.totalGlobalMem >> 20) << " MiB, driver " << driver << ", runtime " << runtime
+     << ", cuDNN " << cudnnGetVersion() << " (built against " << CUDNN_VERSION << ")";
+  return os.str();
+}
+
+void GpuContext::synchronize(const char* what) {
+  DMLRT_CUDA_CHECK_CTX(cudaStreamSynchronize(stream()), what);
+}
+
+}  // namespace dmlrt::gpu
+#endif  // DMLRT_WITH_CUDA

@@ -1,0 +1,81 @@
+// Where an instruction runs (DESIGN.md §4) and how a GPU implementation reaches its data: the
+// placement rule, the pinned device view of an input (DeviceRead) and output binding. Every GPU
+// instruction family uses these; see Note [Writing a GPU instruction].
+//
+// Note [Writing a GPU instruction]
+//   bool has_gpu_impl() const override { return true; }   // per family / operand kinds
+//   void execute(ExecutionContext& ec) override {
+//   #ifdef DMLRT_WITH_CUDA
+//     if (mem::GpuSession* gpu = ec.gpu_for(*this, bytes)) return execute_gpu(ec, *gpu);
+//   #endif
+//     ... CPU path ...
+//   }
+//   void execute_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
+//     DeviceRead a = gpu_read(ec, gpu, in1_);          // H2D if needed; pinned until scope end
+//     const mem::DeviceMatrix& ad = a.dense(gpu);       // temp dense view when the copy is CSR
+//     mem::DeviceMatrix c = mem::DeviceMatrix::dense(gpu.memory(), m, n, gpu.dtype(),
+//                                                    gpu.stream(), "gpu_<op> output");
+//     kernels::cuda::launch_xxx(ad.values_as<double>(), ..., gpu.stream());  // never synchronise
+//     set_gpu_output(ec, gpu, out_.name, std::move(c));   // device copy, dirty; no D2H
+//   }
+// Scalars a GPU op computes are read with gpu.read_element (synchronous; only for scalar outputs).
+// Shape checks and errors are the CPU path's. In a CPU-only build gpu_for always answers null.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "instructions/execution_context.h"
+#include "instructions/types.h"
+#include "memory/device_matrix.h"
+
+namespace dmlrt::inst {
+
+enum class Placement { kCpu, kGpu };
+
+// The placement rule, free of devices (unit-tested): a GPU line runs on the GPU when a device is
+// usable and the op has a GPU implementation; a CP line runs on the CPU unless mode is kOn (GPU when
+// the op has an implementation and operand_bytes is known and within budget_bytes) or kForce (GPU
+// whenever the op has one). Without a usable device everything runs on the CPU.
+Placement choose_placement(ExecType exec_type, GpuMode mode, bool device_usable, bool has_gpu_impl,
+                           int64_t operand_bytes, int64_t budget_bytes);
+
+// Device bytes of a (rows, cols) dense matrix in the session's element type (-1 when a dim is
+// unknown); instructions sum these over inputs and output for gpu_for.
+int64_t dense_device_bytes(const mem::GpuSession* gpu, int64_t rows, int64_t cols);
+
+// A matrix input's device copy, pinned for reading while this object lives.
+class DeviceRead {
+ public:
+  DeviceRead() = default;
+  DeviceRead(std::shared_ptr<MatrixObject> mo, const mem::DeviceMatrix* m)
+      : mo_(std::move(mo)), m_(m) {}
+  ~DeviceRead();
+  DeviceRead(DeviceRead&&) noexcept = default;
+  DeviceRead& operator=(DeviceRead&&) noexcept;
+  DeviceRead(const DeviceRead&) = delete;
+  DeviceRead& operator=(const DeviceRead&) = delete;
+
+  const mem::DeviceMatrix& operator*() const { return *m_; }
+  const mem::DeviceMatrix* operator->() const { return m_; }
+  const mem::DeviceMatrix& get() const { return *m_; }
+  // A dense view: the copy itself, or a temporary conversion of a CSR copy owned by this object
+  // (the input keeps its format).
+  const mem::DeviceMatrix& dense(mem::GpuSession& gpu);
+  // A CSR view, likewise.
+  const mem::DeviceMatrix& csr(mem::GpuSession& gpu);
+
+ private:
+  std::shared_ptr<MatrixObject> mo_;
+  const mem::DeviceMatrix* m_ = nullptr;
+  std::unique_ptr<mem::DeviceMatrix> temp_;
+};
+
+// The device copy of matrix operand `op` (read from its file and uploaded as needed), pinned.
+DeviceRead gpu_read(ExecutionContext& ec, mem::GpuSession& gpu, const Operand& op);
+// Binds a device result to variable `name` (the object createvar made, or a new one).
+void set_gpu_output(ExecutionContext& ec, mem::GpuSession& gpu, const std::string& name,
+                    mem::DeviceMatrix m);
+
+}  // namespace dmlrt::inst

@@ -1,0 +1,131 @@
+// cuBLAS wrappers; see blas.h and Note [Row-major through column-major cuBLAS] there.
+#ifdef DMLRT_WITH_CUDA
+#include "kernels/cuda/blas.h"
+
+#include <cublas_v2.h>
+
+#include <limits>
+
+#include "gpu_context/library_check.h"
+
+namespace dmlrt::kernels::cuda {
+namespace {
+
+cublasHandle_t handle_of(void* h) { return static_cast<cublasHandle_t>(h); }
+cublasOperation_t op_of(bool t) { return t ? CUBLAS_OP_T : CUBLAS_OP_N; }
+
+// Overloads so that the templates below pick the D or S routine.
+cublasStatus_t gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int64_t m,
+                    int64_t n, int64_t k, const double* alpha, const double* a, int64_t lda,
+                    const double* b, int64_t ldb, const double* beta, double* c, int64_t ldc) {
+  return cublasDgemm_64(h, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+cublasStatus_t gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int64_t m,
+                    int64_t n, int64_t k, const float* alpha, const float* a, int64_t lda,
+                    const float* b, int64_t ldb, const float* beta, float* c, int64_t ldc) {
+  return cublasSgemm_64(h, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+cublasStatus_t gemv(cublasHandle_t h, cublasOperation_t t, int64_t m, int64_t n,
+                    const double* alpha, const double* a, int64_t lda, const double* x,
+                    const double* beta, double* y) {
+  return cublasDgemv_64(h, t, m, n, alpha, a, lda, x, 1, beta, y, 1);
+}
+cublasStatus_t gemv(cublasHandle_t h, cublasOperation_t t, int64_t m, int64_t n, const float* alpha,
+                    const float* a, int64_t lda, const float* x, const float* beta, float* y) {
+  return cublasSgemv_64(h, t, m, n, alpha, a, lda, x, 1, beta, y, 1);
+}
+cublasStatus_t dot(cublasHandle_t h, int64_t n, const double* x, const double* y, double* r) {
+  return cublasDdot_64(h, n, x, 1, y, 1, r);
+}
+cublasStatus_t dot(cublasHandle_t h, int64_t n, const float* x, const float* y, float* r) {
+  return cublasSdot_64(h, n, x, 1, y, 1, r);
+}
+cublasStatus_t geam(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int64_t m,
+                    int64_t n, const double* alpha, const double* a, int64_t lda,
+                    const double* beta, const double* b, int64_t ldb, double* c, int64_t ldc) {
+  return cublasDgeam_64(h, ta, tb, m, n, alpha, a, lda, beta, b, ldb, c, ldc);
+}
+cublasStatus_t geam(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int64_t m,
+                    int64_t n, const float* alpha, const float* a, int64_t lda, const float* beta,
+                    const float* b, int64_t ldb, float* c, int64_t ldc) {
+  return cublasSgeam_64(h, ta, tb, m, n, alpha, a, lda, beta, b, ldb, c, ldc);
+}
+
+template <typename T>
+void gemm_rm(void* hv, bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, const T* b,
+             T* c) {
+  if (m == 0 || n == 0) return;
+  const T one = 1, zero = 0;
+  const int64_t lda = ta ? m : k;  // stored column count of A
+  const int64_t ldb = tb ? k : n;
+  // C^T (n, m) = op(B)^T op(A)^T, column-major.
+  DMLRT_CUBLAS_CHECK_CTX(
+      gemm(handle_of(hv), op_of(tb), op_of(ta), n, m, k, &one, b, ldb, a, lda, &zero, c, n),
+      "gemm m=" << m << " n=" << n << " k=" << k << " transA=" << ta << " transB=" << tb);
+}
+
+template <typename T>
+void gemv_rm(void* hv, bool trans, int64_t rows, int64_t cols, const T* m, const T* x, T* y) {
+  if (rows == 0 || cols == 0) return;
+  const T one = 1, zero = 0;
+  // Column-major, M is (cols, rows) with ld = cols: M x is OP_T of it, M^T x is OP_N.
+  DMLRT_CUBLAS_CHECK_CTX(gemv(handle_of(hv), trans ? CUBLAS_OP_N : CUBLAS_OP_T, cols, rows, &one,
+                              m, cols, x, &zero, y),
+                         "gemv rows=" << rows << " cols=" << cols << " trans=" << trans);
+}
+
+template <typename T>
+void dot_dev(void* hv, int64_t n, const T* x, const T* y, T* r) {
+  cublasHandle_t h = handle_of(hv);
+  cublasPointerMode_t old = CUBLAS_POINTER_MODE_HOST;
+  DMLRT_CUBLAS_CHECK(cublasGetPointerMode(h, &old));
+  DMLRT_CUBLAS_CHECK(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_DEVICE));
+  const cublasStatus_t st = dot(h, n, x, y, r);
+  cublasSetPointerMode(h, old);
+  DMLRT_CUBLAS_CHECK_CTX(st, "dot n=" << n);
+}
+
+template <typename T>
+void transpose_rm(void* hv, int64_t rows, int64_t cols, const T* in, T* out) {
+  if (rows == 0 || cols == 0) return;
+  const T one = 1, zero = 0;
+  // Column-major: in is (cols, rows) ld = cols; out (rows, cols) ld = rows = in^T. The B operand
+  // is out itself with beta 0 (cuBLAS's documented in-place form), so no third buffer is needed.
+  DMLRT_CUBLAS_CHECK_CTX(geam(handle_of(hv), CUBLAS_OP_T, CUBLAS_OP_N, rows, cols, &one, in, cols,
+                              &zero, out, rows, out, rows),
+                         "transpose " << rows << "x" << cols);
+}
+
+}  // namespace
+
+void gemm_row_major(void* h, bool ta, bool tb, int64_t m, int64_t n, int64_t k, const double* a,
+                    const double* b, double* c) {
+  gemm_rm(h, ta, tb, m, n, k, a, b, c);
+}
+void gemm_row_major(void* h, bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a,
+                    const float* b, float* c) {
+  gemm_rm(h, ta, tb, m, n, k, a, b, c);
+}
+void gemv_row_major(void* h, bool trans, int64_t rows, int64_t cols, const double* m,
+                    const double* x, double* y) {
+  gemv_rm(h, trans, rows, cols, m, x, y);
+}
+void gemv_row_major(void* h, bool trans, int64_t rows, int64_t cols, const float* m,
+                    const float* x, float* y) {
+  gemv_rm(h, trans, rows, cols, m, x, y);
+}
+void dot_device(void* h, int64_t n, const double* x, const double* y, double* r) {
+  dot_dev(h, n, x, y, r);
+}
+void dot_device(void* h, int64_t n, const float* x, const float* y, float* r) {
+  dot_dev(h, n, x, y, r);
+}
+void transpose_row_major(void* h, int64_t rows, int64_t cols, const double* in, double* out) {
+  transpose_rm(h, rows, cols, in, out);
+}
+void transpose_row_major(void* h, int64_t rows, int64_t cols, const float* in, float* out) {
+  transpose_rm(h, rows, cols, in, out);
+}
+
+}  // namespace dmlrt::kernels::cuda
+#endif  // DMLRT_WITH_CUDA

@@ -1,0 +1,39 @@
+// Thin cuBLAS wrappers for row-major matrices (host-clean: the handle is a cublasHandle_t passed as
+// void*; pointers are device pointers; work goes to the stream the handle is bound to).
+//
+// Note [Row-major through column-major cuBLAS]
+// cuBLAS is column-major. A row-major (r, c) matrix with leading dimension c is, read column-major,
+// its transpose: a (c, r) matrix with ld = c. So C = op(A) op(B), all row-major, is computed as
+// C^T = op(B)^T op(A)^T column-major: gemm(opB, opA, n, m, k, B, ldb, A, lda, C, n), where lda and
+// ldb are the stored column counts and opX is T exactly when X is used transposed. This file is the
+// only place that knows the trick; every other GPU op calls these helpers.
+#pragma once
+
+#include <cstdint>
+
+namespace dmlrt::kernels::cuda {
+
+// C (m, n) = op(A) (m, k) x op(B) (k, n), row-major; A is stored (m, k), or (k, m) when trans_a;
+// B (k, n), or (n, k) when trans_b. Uses the 64-bit cuBLAS API (no int dimension limit).
+void gemm_row_major(void* cublas, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
+                    const double* a, const double* b, double* c);
+void gemm_row_major(void* cublas, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
+                    const float* a, const float* b, float* c);
+
+// y = M x (trans false, y has rows entries) or y = M^T x (trans true, y has cols entries), with M
+// (rows, cols) row-major.
+void gemv_row_major(void* cublas, bool trans, int64_t rows, int64_t cols, const double* m,
+                    const double* x, double* y);
+void gemv_row_major(void* cublas, bool trans, int64_t rows, int64_t cols, const float* m,
+                    const float* x, float* y);
+
+// *result (device memory) = x . y over n elements, without a host round trip.
+void dot_device(void* cublas, int64_t n, const double* x, const double* y, double* result);
+void dot_device(void* cublas, int64_t n, const float* x, const float* y, float* result);
+
+// out (cols, rows) row-major = transpose of in (rows, cols) row-major (cublas geam); out must not
+// alias in.
+void transpose_row_major(void* cublas, int64_t rows, int64_t cols, const double* in, double* out);
+void transpose_row_major(void* cublas, int64_t rows, int64_t cols, const float* in, float* out);
+
+}  // namespace dmlrt::kernels::cuda

@@ -1,0 +1,145 @@
+// GpuSession: construction, teardown, instruction timing; transfers are in transfers.cpp and
+// format conversions in device_ops.cpp. open_gpu_session is built in every configuration.
+#include "memory/gpu_session.h"
+
+#include <algorithm>
+
+#include "gpu_context/device.h"
+#include "gpu_context/device_selection.h"
+#include "gpu_context/error.h"
+#include "gpu_context/log.h"
+
+#ifdef DMLRT_WITH_CUDA
+#include "gpu_context/library_check.h"
+#endif
+
+namespace dmlrt::mem {
+
+std::shared_ptr<GpuSession> open_gpu_session(const GpuSessionOptions& options,
+                                             const std::string& reason) {
+  const int n = gpu::usable_device_count();
+  if (n == 0) {
+    DMLRT_WARN(reason << ", but no GPU is usable (" << gpu::device_summary()
+                      << "); running on the CPU");
+    return nullptr;
+  }
+#ifdef DMLRT_WITH_CUDA
+  std::string warning;
+  const std::vector<int> devices = gpu::parse_available_gpus(options.available_gpus, n, &warning);
+  if (!warning.empty()) DMLRT_WARN(warning);
+  // One device per run: dmlrt runs one instruction stream (parfor runs in order), so further
+  // listed devices would stay idle.
+  return std::make_shared<GpuSession>(options, devices.front());
+#else
+  (void)options;
+  return nullptr;
+#endif
+}
+
+const GpuStats* stats_of(const GpuSession* session) {
+#ifdef DMLRT_WITH_CUDA
+  return session != nullptr ? &const_cast<GpuSession*>(session)->stats() : nullptr;
+#else
+  (void)session;
+  return nullptr;
+#endif
+}
+
+#ifdef DMLRT_WITH_CUDA
+
+namespace {
+constexpr size_t kStagingHalf = size_t{8} << 20;       // bytes per staging half
+constexpr size_t kCublasWorkspace = size_t{32} << 20;  // cuBLAS's recommendation for Hopper
+}  // namespace
+
+GpuSession::GpuSession(const GpuSessionOptions& options, int device) : options_(options) {
+  context_ = std::make_unique<gpu::GpuContext>(device);
+  stats_.cuda_init_s = context_->cuda_init_seconds();
+  stats_.libraries_init_s = context_->libraries_init_seconds();
+  size_t free_bytes = 0, total_bytes = 0;
+  device_memory_info(&free_bytes, &total_bytes);
+  const size_t budget =
+      options.budget_bytes > 0
+          ? static_cast<size_t>(options.budget_bytes)
+          : static_cast<size_t>(options.util_factor * static_cast<double>(free_bytes));
+  if (free_bytes < total_bytes / 10 * 7)
+    DMLRT_WARN("GPU " << device << ": only " << format_bytes(free_bytes) << " of "
+                      << format_bytes(total_bytes) << " free (other processes?)");
+  memory_ = std::make_unique<MemoryManager>(std::make_unique<CudaAllocator>(), budget,
+                                            options.policy, &stats_, options.eager_free);
+  DMLRT_INFO("GPU " << device << ": memory budget " << format_bytes(budget) << " ("
+                    << (options.budget_bytes > 0 ? "-gpu-mem-budget" : "util factor") << "), "
+                    << format_bytes(free_bytes) << " free of " << format_bytes(total_bytes)
+                    << ", precision " << dtype_name(options.dtype) << ", eviction "
+                    << eviction_policy_name(options.policy));
+  // cuBLAS scratch comes from the manager too; small budgets (tests) get a smaller workspace.
+  const size_t ws = std::min(kCublasWorkspace, budget / 16) / 256 * 256;
+  if (ws > 0) {
+    cublas_workspace_ = memory_->allocate(ws, "cuBLAS workspace", stream());
+    DMLRT_CUBLAS_CHECK(cublasSetWorkspace(context_->cublas(), cublas_workspace_.data(), ws));
+  }
+  staging_ = PinnedBuffer(2 * kStagingHalf);
+  for (auto& e : staging_ready_) e = gpu::make_timing_event();
+}
+
+GpuSession::~GpuSession() {
+  try {
+    memory_->evict_all_unpinned();
+  } catch (const std::exception& e) {
+    DMLRT_WARN("GPU session teardown: writing device data back failed: " << e.what());
+  }
+  if (cublas_workspace_) cublasSetWorkspace(context_->cublas(), nullptr, 0);
+  cudaStreamSynchronize(context_->stream());
+}
+
+gpu::UniqueEvent GpuSession::take_event() {
+  if (event_pool_.empty()) return gpu::make_timing_event();
+  gpu::UniqueEvent e = std::move(event_pool_.back());
+  event_pool_.pop_back();
+  return e;
+}
+
+void GpuSession::begin_instruction() {
+  ++stats_.executed_instructions;
+  if (!timing_) return;
+  if (!pending_start_) pending_start_ = take_event();
+  DMLRT_CUDA_CHECK(cudaEventRecord(pending_start_.get(), cuda_stream()));
+}
+
+void GpuSession::end_instruction(const std::string& stats_name) {
+  if (timing_ && pending_start_) {
+    gpu::UniqueEvent stop = take_event();
+    DMLRT_CUDA_CHECK(cudaEventRecord(stop.get(), cuda_stream()));
+    timings_.push_back(Timing{stats_name, std::move(pending_start_), std::move(stop)});
+  }
+  if (options_.sync_each_instruction) {
+    const std::string what = "GPU instruction " + stats_name;
+    context_->synchronize(what.c_str());
+  }
+}
+
+void GpuSession::collect_timings(const std::function<void(const std::string&, double)>& sink,
+                                 bool wait) {
+  size_t done = 0;
+  for (; done < timings_.size(); ++done) {
+    Timing& t = timings_[done];
+    if (wait) {
+      DMLRT_CUDA_CHECK_CTX(cudaEventSynchronize(t.stop.get()), "timing of " << t.name);
+    } else {
+      const cudaError_t st = cudaEventQuery(t.stop.get());
+      if (st == cudaErrorNotReady) break;
+      DMLRT_CUDA_CHECK_CTX(st, "timing of " << t.name);
+    }
+    float ms = 0.0f;
+    DMLRT_CUDA_CHECK_CTX(cudaEventElapsedTime(&ms, t.start.get(), t.stop.get()),
+                         "timing of " << t.name);
+    sink(t.name, ms / 1000.0);
+    event_pool_.push_back(std::move(t.start));
+    event_pool_.push_back(std::move(t.stop));
+  }
+  timings_.erase(timings_.begin(), timings_.begin() + static_cast<std::ptrdiff_t>(done));
+}
+
+#endif  // DMLRT_WITH_CUDA
+
+}  // namespace dmlrt::mem

@@ -1,0 +1,133 @@
+// GpuSession: everything one run needs on its GPU — the device context (stream, library handles),
+// the memory manager, the -stats counters, the device element type (-precision), a pinned staging
+// area for transfers, and the CUDA events that time GPU instructions. Created by runtime/ when a run
+// needs the GPU (open_gpu_session) and passed to instructions through inst::RunOptions.
+//
+// Note [GPU instruction timing]
+// A GPU instruction's time in -stats is the elapsed time between two CUDA events recorded on the
+// stream around it (begin_instruction / end_instruction), not host time: kernel launches return at
+// once. The events are read lazily (collect_timings: those already complete, or all at the end of
+// the run), so timing never synchronises the stream; sysds.gpu.sync.postProcess / -sync-check
+// (sync_each_instruction) synchronise after each GPU instruction and name the one that faulted.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "memory/device_matrix.h"
+#include "memory/gpu_stats.h"
+#include "memory/memory_config.h"
+
+#ifdef DMLRT_WITH_CUDA
+#include "gpu_context/gpu_context.h"
+#include "kernels/matrix_block.h"
+#include "memory/cuda_allocator.h"
+#endif
+
+namespace dmlrt::mem {
+
+struct GpuSessionOptions {
+  std::string available_gpus = "-1";  // sysds.gpu.availableGPUs (the first listed device is used)
+  DType dtype = DType::kFloat64;      // -precision / sysds.floating.point.precision
+  double util_factor = 0.9;           // sysds.gpu.memory.util.factor
+  long long budget_bytes = -1;        // -gpu-mem-budget; -1 = util_factor x free memory
+  EvictionPolicy policy = EvictionPolicy::kLru;  // sysds.gpu.eviction.policy
+  bool eager_free = false;                       // sysds.gpu.eager.cudaFree
+  bool sync_each_instruction = false;            // sysds.gpu.sync.postProcess / -sync-check
+};
+
+class GpuSession;
+
+// A session on the first usable listed device, or null when none is usable (and always in a
+// CPU-only build); `reason` says why a run asked for the GPU, and the one warning of a fallback to
+// the CPU names it. Errors while creating a context on a present device are thrown.
+std::shared_ptr<GpuSession> open_gpu_session(const GpuSessionOptions& options,
+                                             const std::string& reason);
+
+// The session's -stats counters (null for a null session; usable in every build).
+const GpuStats* stats_of(const GpuSession* session);
+
+#ifdef DMLRT_WITH_CUDA
+
+class GpuSession {
+ public:
+  GpuSession(const GpuSessionOptions& options, int device);
+  GpuSession(const GpuSession&) = delete;
+  GpuSession& operator=(const GpuSession&) = delete;
+  // Writes dirty device data of matrices still alive back to their hosts and drops every device
+  // copy, so that matrix objects outliving the session (API outputs) keep their data.
+  ~GpuSession();
+
+  gpu::GpuContext& context() { return *context_; }
+  MemoryManager& memory() { return *memory_; }
+  GpuStats& stats() { return stats_; }
+  const GpuSessionOptions& options() const { return options_; }
+  DType dtype() const { return options_.dtype; }
+  void* stream() const { return context_->stream(); }
+  cudaStream_t cuda_stream() const { return context_->stream(); }
+
+  // Scratch for one op (library buffers, temporaries), ordered on the session's stream.
+  DeviceAllocation scratch(size_t bytes, const std::string& what, bool zero = false) {
+    return memory_->allocate(bytes, what, stream(), zero);
+  }
+
+  // --- transfers (memory/transfers.cpp), counted in stats() ---
+  // H2D: the host block's format decides the device format; float conversion on the device.
+  DeviceMatrix upload(const kernels::MatrixBlock& block, const std::string& what);
+  // D2H, synchronous; the result is examine_format()-ed like every CPU result. With
+  // `for_eviction` no device memory is allocated (float -> double on the host).
+  kernels::MatrixBlock download(const DeviceMatrix& m, bool for_eviction = false);
+  // One element of a dense device matrix, synchronously (scalar results for control flow).
+  double read_element(const DeviceMatrix& m, int64_t r, int64_t c);
+
+  // --- format conversions into temporaries (memory/device_ops.cpp); inputs stay as they are ---
+  DeviceMatrix to_dense(const DeviceMatrix& m, const std::string& what);
+  DeviceMatrix to_csr(const DeviceMatrix& m, const std::string& what);
+  // Transposed copies: (cols, rows) of a CSR (cusparseCsr2cscEx2, int32 indices only) or of a
+  // dense matrix (cuBLAS geam).
+  DeviceMatrix transpose(const DeviceMatrix& m, const std::string& what);
+  // Recomputes the nonzeros (dense: a counting kernel and a synchronous read of the count).
+  int64_t count_nnz(const DeviceMatrix& m);
+
+  // --- instruction timing (Note [GPU instruction timing]) ---
+  // Events are recorded only while timing is on (-stats); the sync_each option works regardless.
+  void set_timing(bool on) { timing_ = on; }
+  bool timing() const { return timing_; }
+  size_t pending_timings() const { return timings_.size(); }
+  void begin_instruction();
+  void end_instruction(const std::string& stats_name);
+  // Hands (name, seconds) of finished instructions to `sink`, in order; with `wait` all of them.
+  void collect_timings(const std::function<void(const std::string&, double)>& sink, bool wait);
+
+  void synchronize(const char* what) { context_->synchronize(what); }
+
+ private:
+  struct Timing {
+    std::string name;
+    gpu::UniqueEvent start, stop;
+  };
+  gpu::UniqueEvent take_event();
+  void copy_h2d(void* dst, const void* src, size_t bytes);
+  void copy_d2h(void* dst, const void* src, size_t bytes);
+  void upload_values(void* dst, const double* src, int64_t n, DType dtype);
+  void download_values(double* dst, const void* src, int64_t n, DType dtype, bool for_eviction);
+
+  GpuSessionOptions options_;
+  GpuStats stats_;
+  std::unique_ptr<gpu::GpuContext> context_;
+  std::unique_ptr<MemoryManager> memory_;
+  DeviceAllocation cublas_workspace_;
+  PinnedBuffer staging_;  // two halves, double-buffered (transfers.cpp)
+  gpu::UniqueEvent staging_ready_[2];
+  std::vector<gpu::UniqueEvent> event_pool_;
+  gpu::UniqueEvent pending_start_;
+  std::vector<Timing> timings_;
+  bool timing_ = false;
+};
+
+#endif  // DMLRT_WITH_CUDA
+
+}  // namespace dmlrt::mem

@@ -1,0 +1,42 @@
+// Counters of the GPU backend for -stats: SystemDS's GPUStatistics fields (same meanings, same
+// printed labels; see format_gpu_stats) plus byte counts. Plain data, filled by the memory manager,
+// the transfers and the session; host-clean so runtime/ prints it in every build.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace dmlrt::mem {
+
+struct GpuStats {
+  // CUDA/CuLibraries init time
+  double cuda_init_s = 0, libraries_init_s = 0;
+  int64_t executed_instructions = 0;
+
+  // Allocation (alloc(success/fail) / dealloc / set0); reuse = served from the block cache.
+  double alloc_success_s = 0, alloc_fail_s = 0, dealloc_s = 0, set0_s = 0;
+  int64_t alloc_success_n = 0, alloc_fail_n = 0, alloc_reuse_n = 0, dealloc_n = 0, set0_n = 0;
+
+  // Transfers (toDev(d2f/s2d) / fromDev(f2d/s2h) / evict(d2s/size)). d2f / f2d are the
+  // double<->float conversions of -precision single; s2d / s2h / d2s (SystemDS's shadow buffer)
+  // stay 0: dmlrt has no shadow buffer. evict_size counts evictions chosen by MIN_EVICT's size rule.
+  double to_dev_s = 0, d2f_s = 0, s2d_s = 0, from_dev_s = 0, f2d_s = 0, s2h_s = 0, evict_s = 0,
+         d2s_s = 0, evict_size_s = 0;
+  int64_t to_dev_n = 0, d2f_n = 0, s2d_n = 0, from_dev_n = 0, f2d_n = 0, s2h_n = 0, evict_n = 0,
+          d2s_n = 0, evict_size_n = 0;
+  int64_t to_dev_bytes = 0, from_dev_bytes = 0, evict_bytes = 0;
+
+  // Conversions (sparseConv / sp2dense / dense2sp): sparseConv = host-side CSR index rewrites at
+  // upload (int64 row offsets -> int32), the others cuSPARSE format conversions on the device.
+  double sparse_conv_s = 0, sparse_to_dense_s = 0, dense_to_sparse_s = 0;
+  int64_t sparse_conv_n = 0, sparse_to_dense_n = 0, dense_to_sparse_n = 0;
+
+  // Block cache: cached blocks released with cudaFree to make room.
+  int64_t cache_release_n = 0;
+};
+
+// SystemDS's GPU block of -stats (GPUStatistics.getStringForCudaTimers), tab-separated labels,
+// times in seconds with three decimals, followed by dmlrt's byte-count line.
+std::string format_gpu_stats(const GpuStats& s);
+
+}  // namespace dmlrt::mem

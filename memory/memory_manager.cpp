@@ -1,0 +1,299 @@
+// MemoryManager: the allocation ladder, block cache and eviction; see memory_manager.h.
+#include "memory/memory_manager.h"
+
+#include <algorithm>
+#include <chrono>
+#include <iomanip>
+#include <sstream>
+#include <utility>
+
+#include "gpu_context/error.h"
+
+namespace dmlrt::mem {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+}  // namespace
+
+std::string format_bytes(size_t bytes) {
+  std::ostringstream os;
+  const double b = static_cast<double>(bytes);
+  if (bytes < 1024)
+    os << bytes << " B";
+  else if (bytes < (size_t{1} << 20))
+    os << std::fixed << std::setprecision(1) << b / 1024 << " KiB";
+  else if (bytes < (size_t{1} << 30))
+    os << std::fixed << std::setprecision(1) << b / (1 << 20) << " MiB";
+  else
+    os << std::fixed << std::setprecision(2) << b / (1 << 30) << " GiB";
+  return os.str();
+}
+
+// ---------------------------------------------------------------- DeviceAllocation
+
+DeviceAllocation::DeviceAllocation(DeviceAllocation&& o) noexcept
+    : mm_(std::exchange(o.mm_, nullptr)),
+      ptr_(std::exchange(o.ptr_, nullptr)),
+      bytes_(std::exchange(o.bytes_, 0)) {}
+
+DeviceAllocation& DeviceAllocation::operator=(DeviceAllocation&& o) noexcept {
+  if (this != &o) {
+    reset();
+    mm_ = std::exchange(o.mm_, nullptr);
+    ptr_ = std::exchange(o.ptr_, nullptr);
+    bytes_ = std::exchange(o.bytes_, 0);
+  }
+  return *this;
+}
+
+void DeviceAllocation::reset() {
+  if (ptr_ != nullptr && mm_ != nullptr) mm_->give_back(ptr_);
+  mm_ = nullptr;
+  ptr_ = nullptr;
+  bytes_ = 0;
+}
+
+// ---------------------------------------------------------------- policy
+
+Evictable* pick_victim(const std::vector<Evictable*>& candidates, size_t needed,
+                       EvictionPolicy policy) {
+  Evictable* lru = nullptr;
+  Evictable* smallest_fit = nullptr;
+  for (Evictable* e : candidates) {
+    if (e->device_pinned() || e->device_bytes() == 0) continue;
+    if (lru == nullptr || e->last_use() < lru->last_use()) lru = e;
+    if (e->device_bytes() >= needed &&
+        (smallest_fit == nullptr || e->device_bytes() < smallest_fit->device_bytes() ||
+         (e->device_bytes() == smallest_fit->device_bytes() &&
+          e->last_use() < smallest_fit->last_use())))
+      smallest_fit = e;
+  }
+  if (policy == EvictionPolicy::kMinEvict && smallest_fit != nullptr) return smallest_fit;
+  return lru;
+}
+
+// ---------------------------------------------------------------- MemoryManager
+
+MemoryManager::MemoryManager(std::unique_ptr<DeviceAllocator> allocator, size_t budget_bytes,
+                             EvictionPolicy policy, GpuStats* stats, bool eager_free)
+    : allocator_(std::move(allocator)),
+      budget_(budget_bytes),
+      policy_(policy),
+      stats_(stats != nullptr ? stats : &own_stats_),
+      eager_free_(eager_free) {}
+
+MemoryManager::~MemoryManager() {
+  release_cached();
+  // Live blocks at this point belong to owners that outlive the manager (a bug elsewhere); freeing
+  // them here keeps the device clean, and their owners' later give_back would be fatal, so the
+  // session drops every device copy before destroying the manager (GpuSession::~GpuSession).
+  for (auto& kv : live_) allocator_->release(kv.first);
+}
+
+size_t MemoryManager::size_class(size_t bytes) {
+  constexpr size_t kSmall = size_t{1} << 20;
+  if (bytes == 0) return 0;
+  if (bytes <= kSmall) return (bytes + 511) / 512 * 512;
+  size_t pow2 = kSmall;
+  while (pow2 < bytes) pow2 <<= 1;  // bytes in (pow2/2, pow2]
+  const size_t quarter = pow2 / 8;  // a quarter of the octave (pow2/2, pow2]
+  return (bytes + quarter - 1) / quarter * quarter;
+}
+
+void MemoryManager::register_evictable(Evictable* e) {
+  if (std::find(evictables_.begin(), evictables_.end(), e) == evictables_.end())
+    evictables_.push_back(e);
+}
+
+void MemoryManager::unregister_evictable(Evictable* e) {
+  evictables_.erase(std::remove(evictables_.begin(), evictables_.end(), e), evictables_.end());
+}
+
+std::vector<Evictable*> MemoryManager::unpinned_candidates() const {
+  std::vector<Evictable*> out;
+  for (Evictable* e : evictables_)
+    if (!e->device_pinned() && e->device_bytes() > 0) out.push_back(e);
+  return out;
+}
+
+bool MemoryManager::take_cached(size_t cls, void* stream, void** out) {
+  for (size_t i = 0; i < cache_.size(); ++i) {
+    if (cache_[i].block_bytes == cls && cache_[i].stream == stream) {
+      *out = cache_[i].ptr;
+      cached_bytes_ -= cls;
+      cache_.erase(cache_.begin() + static_cast<std::ptrdiff_t>(i));
+      return true;
+    }
+  }
+  return false;
+}
+
+void* MemoryManager::raw_allocate(size_t cls) {
+  const auto t0 = Clock::now();
+  void* p = allocator_->allocate(cls);
+  if (p != nullptr) {
+    stats_->alloc_success_s += since(t0);
+    ++stats_->alloc_success_n;
+  } else {
+    stats_->alloc_fail_s += since(t0);
+    ++stats_->alloc_fail_n;
+  }
+  return p;
+}
+
+void MemoryManager::raw_release(void* ptr) {
+  const auto t0 = Clock::now();
+  allocator_->release(ptr);
+  stats_->dealloc_s += since(t0);
+  ++stats_->dealloc_n;
+}
+
+void MemoryManager::release_cache_until(size_t target_total) {
+  std::sort(cache_.begin(), cache_.end(),
+            [](const CachedBlock& a, const CachedBlock& b) { return a.block_bytes > b.block_bytes; });
+  while (!cache_.empty() && live_bytes_ + cached_bytes_ > target_total) {
+    raw_release(cache_.front().ptr);
+    cached_bytes_ -= cache_.front().block_bytes;
+    ++stats_->cache_release_n;
+    cache_.erase(cache_.begin());
+  }
+}
+
+void MemoryManager::release_cached() { release_cache_until(0); }
+
+void MemoryManager::evict_all_unpinned() {
+  for (;;) {
+    std::vector<Evictable*> c = unpinned_candidates();
+    if (c.empty()) return;
+    const auto t0 = Clock::now();
+    const size_t bytes = c.front()->device_bytes();
+    c.front()->evict_device_copy();
+    unregister_evictable(c.front());  // in case the owner did not
+    stats_->evict_s += since(t0);
+    ++stats_->evict_n;
+    stats_->evict_bytes += static_cast<int64_t>(bytes);
+  }
+}
+
+DeviceAllocation MemoryManager::finish(void* ptr, size_t bytes, size_t cls,
+                                       const std::string& what, void* stream, bool zero) {
+  live_[ptr] = Block{cls, bytes, what, stream};
+  live_bytes_ += cls;
+  DeviceAllocation a(this, ptr, bytes);
+  if (zero) {
+    const auto t0 = Clock::now();
+    allocator_->zero(ptr, bytes, stream);
+    stats_->set0_s += since(t0);
+    ++stats_->set0_n;
+  }
+  return a;
+}
+
+DeviceAllocation MemoryManager::allocate(size_t bytes, const std::string& what, void* stream,
+                                         bool zero) {
+  if (bytes == 0) return DeviceAllocation();
+  const size_t cls = size_class(bytes);
+  void* p = nullptr;
+  // 1. cache
+  if (take_cached(cls, stream, &p)) {
+    ++stats_->alloc_reuse_n;
+    return finish(p, bytes, cls, what, stream, zero);
+  }
+  // 2. fresh, within the budget
+  bool device_refused = false;
+  if (live_bytes_ + cached_bytes_ + cls <= budget_) {
+    p = raw_allocate(cls);
+    if (p != nullptr) return finish(p, bytes, cls, what, stream, zero);
+    device_refused = true;
+  }
+  // 3. evict by policy while the live bytes leave no room
+  while (!device_refused && live_bytes_ + cls > budget_) {
+    const size_t needed = live_bytes_ + cls - budget_;
+    Evictable* v = pick_victim(unpinned_candidates(), needed, policy_);
+    if (v == nullptr) break;
+    const bool by_size = policy_ == EvictionPolicy::kMinEvict && v->device_bytes() >= needed;
+    const size_t vbytes = v->device_bytes();
+    const auto t0 = Clock::now();
+    v->evict_device_copy();
+    unregister_evictable(v);
+    const double dt = since(t0);
+    stats_->evict_s += dt;
+    ++stats_->evict_n;
+    stats_->evict_bytes += static_cast<int64_t>(vbytes);
+    if (by_size) {
+      stats_->evict_size_s += dt;
+      ++stats_->evict_size_n;
+    }
+    if (take_cached(cls, stream, &p)) {
+      ++stats_->alloc_reuse_n;
+      return finish(p, bytes, cls, what, stream, zero);
+    }
+  }
+  // 4. release cached blocks until the request fits
+  if (!device_refused && live_bytes_ + cls <= budget_) {
+    release_cache_until(budget_ - cls);
+    p = raw_allocate(cls);
+    if (p != nullptr) return finish(p, bytes, cls, what, stream, zero);
+    device_refused = true;
+  }
+  // 5. the device refused within the budget: free everything that can go, try once more
+  if (device_refused) {
+    evict_all_unpinned();
+    release_cached();
+    if (live_bytes_ + cls <= budget_) {
+      p = raw_allocate(cls);
+      if (p != nullptr) return finish(p, bytes, cls, what, stream, zero);
+    }
+  }
+  // 6.
+  DMLRT_FAIL(OutOfMemory, "GPU out of memory: cannot allocate "
+                              << format_bytes(bytes) << " for " << what << " (budget "
+                              << format_bytes(budget_) << ", live " << format_bytes(live_bytes_)
+                              << ", cached " << format_bytes(cached_bytes_)
+                              << (device_refused ? ", the device refused the allocation" : "")
+                              << ")\n"
+                              << memory_table());
+}
+
+void MemoryManager::give_back(void* ptr) {
+  auto it = live_.find(ptr);
+  if (it == live_.end()) return;  // not ours (cannot throw from a destructor)
+  const Block b = it->second;
+  live_.erase(it);
+  live_bytes_ -= b.block_bytes;
+  if (eager_free_) {
+    raw_release(ptr);
+    return;
+  }
+  cache_.push_back(CachedBlock{ptr, b.block_bytes, b.stream});
+  cached_bytes_ += b.block_bytes;
+}
+
+std::string MemoryManager::memory_table() const {
+  std::ostringstream os;
+  os << "GPU memory table (budget " << format_bytes(budget_) << ", live "
+     << format_bytes(live_bytes_) << " in " << live_.size() << " allocation(s), cached "
+     << format_bytes(cached_bytes_) << " in " << cache_.size() << " block(s), policy "
+     << eviction_policy_name(policy_) << "):\n";
+  os << "  matrices (" << evictables_.size() << "):\n";
+  for (const Evictable* e : evictables_)
+    os << "    " << e->describe() << "  size=" << format_bytes(e->device_bytes())
+       << "  pinned=" << (e->device_pinned() ? "yes" : "no")
+       << "  dirty=" << (e->device_dirty() ? "yes" : "no") << "  last_use=" << e->last_use()
+       << "\n";
+  os << "  allocations (" << live_.size() << "):\n";
+  std::vector<std::pair<void*, Block>> rows(live_.begin(), live_.end());
+  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+    return a.second.block_bytes > b.second.block_bytes;
+  });
+  for (const auto& r : rows)
+    os << "    " << r.second.what << "  size=" << format_bytes(r.second.requested)
+       << "  block=" << format_bytes(r.second.block_bytes) << "\n";
+  return os.str();
+}
+
+}  // namespace dmlrt::mem
