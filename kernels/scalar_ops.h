@@ -215,9 +215,9 @@ DMLRT_HD inline double portable_log(double x) {
   uint64_t b = detail::bits_of(x);
   int32_t hx = static_cast<int32_t>(b >> 32);
   int k = 0;
-  if (hx < 0x00100000) {                                 // x < 2^-1022
+  if (hx < 0x00100000) {                                                // x < 2^-1022
     if ((b & 0x7FFFFFFFFFFFFFFFull) == 0) return -inf_value<double>();  // log(+-0)
-    if (hx < 0) return nan_value<double>();                              // log(negative)
+    if (hx < 0) return nan_value<double>();                             // log(negative)
     k -= 54;
     x = mul_rn(x, kTwo54);  // subnormal: scale up
     b = detail::bits_of(x);
@@ -228,8 +228,9 @@ DMLRT_HD inline double portable_log(double x) {
   hx &= 0x000FFFFF;
   const int32_t i = (hx + 0x95F64) & 0x100000;
   // Normalise x (or x/2) into [sqrt(2)/2, sqrt(2)).
-  x = detail::double_of((static_cast<uint64_t>(static_cast<uint32_t>(hx | (i ^ 0x3FF00000))) << 32) |
-                        (b & 0xFFFFFFFFull));
+  x = detail::double_of(
+      (static_cast<uint64_t>(static_cast<uint32_t>(hx | (i ^ 0x3FF00000))) << 32) |
+      (b & 0xFFFFFFFFull));
   k += (i >> 20);
   const double f = sub_rn(x, 1.0);
   const double dk = static_cast<double>(k);
@@ -248,11 +249,11 @@ DMLRT_HD inline double portable_log(double x) {
   const double t1 = mul_rn(
       w, add_rn(3.999999999940941908e-01,
                 mul_rn(w, add_rn(2.222219843214978396e-01, mul_rn(w, 1.531383769920937332e-01)))));
-  const double t2 = mul_rn(
-      z, add_rn(6.666666666666735130e-01,
-                mul_rn(w, add_rn(2.857142874366239149e-01,
-                                 mul_rn(w, add_rn(1.818357216161805012e-01,
-                                                  mul_rn(w, 1.479819860511658591e-01)))))));
+  const double t2 =
+      mul_rn(z, add_rn(6.666666666666735130e-01,
+                       mul_rn(w, add_rn(2.857142874366239149e-01,
+                                        mul_rn(w, add_rn(1.818357216161805012e-01,
+                                                         mul_rn(w, 1.479819860511658591e-01)))))));
   const int32_t ii = (hx - 0x6147A) | (0x6B851 - hx);
   const double r = add_rn(t2, t1);
   if (ii > 0) {
@@ -278,10 +279,14 @@ DMLRT_HD inline double portable_cos_2pi(double u) {
   const double theta = mul_rn(f, 1.57079632679489661923);  // |theta| <= pi/4
   const int quadrant = static_cast<int>(q) & 3;
   switch (quadrant) {
-    case 0: return detail::kernel_cos(theta);
-    case 1: return -detail::kernel_sin(theta);
-    case 2: return -detail::kernel_cos(theta);
-    default: return detail::kernel_sin(theta);
+    case 0:
+      return detail::kernel_cos(theta);
+    case 1:
+      return -detail::kernel_sin(theta);
+    case 2:
+      return -detail::kernel_cos(theta);
+    default:
+      return detail::kernel_sin(theta);
   }
 }
 

@@ -52,11 +52,14 @@ __global__ void seq_kernel(const SeqBatch batch, T* __restrict__ out) {
     int lo = 0, hi = batch.count - 1;  // the last run with start <= i
     while (lo < hi) {
       const int mid = (lo + hi + 1) >> 1;
-      if (batch.runs[mid].start <= i) lo = mid; else hi = mid - 1;
+      if (batch.runs[mid].start <= i)
+        lo = mid;
+      else
+        hi = mid - 1;
     }
     const SeqRun& r = batch.runs[lo];
-    out[i] = static_cast<T>(
-        ops::add_rn(r.x0, ops::mul_rn(static_cast<double>(i - r.start), r.delta)));
+    out[i] =
+        static_cast<T>(ops::add_rn(r.x0, ops::mul_rn(static_cast<double>(i - r.start), r.delta)));
   }
 }
 
@@ -112,8 +115,8 @@ void rand(const cpu::RandSpec& spec, T* out, void* stream) {
   const bool constant = spec.pdf == RandPdf::kUniform && spec.min == spec.max;
   rand_kernel<T><<<detail::grid_for(n), detail::kThreads, 0, detail::as_stream(stream)>>>(
       out, n, spec.seed, spec.sparsity, spec.pdf, spec.min, spec.max, spec.lambda, constant);
-  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "rand " << spec.rows << "x" << spec.cols << " pdf="
-                                                   << static_cast<int>(spec.pdf));
+  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "rand " << spec.rows << "x" << spec.cols
+                                                   << " pdf=" << static_cast<int>(spec.pdf));
 }
 
 template <typename T>
@@ -122,8 +125,8 @@ void seq(double from, double incr, int64_t n, T* out, void* stream) {
   const std::vector<SeqRun> runs = seq_runs(from, incr, n);
   for (size_t b = 0; b < runs.size(); b += kRunsPerLaunch) {
     SeqBatch batch{};
-    batch.count = static_cast<int>(runs.size() - b < kRunsPerLaunch ? runs.size() - b
-                                                                    : kRunsPerLaunch);
+    batch.count =
+        static_cast<int>(runs.size() - b < kRunsPerLaunch ? runs.size() - b : kRunsPerLaunch);
     for (int k = 0; k < batch.count; ++k) batch.runs[k] = runs[b + k];
     batch.end = b + kRunsPerLaunch < runs.size() ? runs[b + kRunsPerLaunch].start : n;
     seq_kernel<T><<<detail::grid_for(batch.end - batch.runs[0].start), detail::kThreads, 0,

@@ -18,25 +18,44 @@ namespace ops = kernels::ops;
 template <BinaryOp Op, typename T>
 __device__ __forceinline__ T cell(T x, T y) {
   constexpr T kOne = T(1), kZero = T(0);
-  if constexpr (Op == BinaryOp::kPlus) return x + y;
-  else if constexpr (Op == BinaryOp::kMinus) return x - y;
-  else if constexpr (Op == BinaryOp::kMult) return x * y;
-  else if constexpr (Op == BinaryOp::kDiv) return x / y;
-  else if constexpr (Op == BinaryOp::kPow) return ops::java_pow(x, y);
-  else if constexpr (Op == BinaryOp::kMod) return ops::modulus(x, y);
-  else if constexpr (Op == BinaryOp::kIntDiv) return ops::int_divide(x, y);
-  else if constexpr (Op == BinaryOp::kEq) return x == y ? kOne : kZero;
-  else if constexpr (Op == BinaryOp::kNeq) return x != y ? kOne : kZero;
-  else if constexpr (Op == BinaryOp::kLt) return x < y ? kOne : kZero;
-  else if constexpr (Op == BinaryOp::kGt) return x > y ? kOne : kZero;
-  else if constexpr (Op == BinaryOp::kLe) return x <= y ? kOne : kZero;
-  else if constexpr (Op == BinaryOp::kGe) return x >= y ? kOne : kZero;
-  else if constexpr (Op == BinaryOp::kAnd) return ops::truthy(x) && ops::truthy(y) ? kOne : kZero;
-  else if constexpr (Op == BinaryOp::kOr) return ops::truthy(x) || ops::truthy(y) ? kOne : kZero;
-  else if constexpr (Op == BinaryOp::kMin) return ops::java_min(x, y);
-  else if constexpr (Op == BinaryOp::kMax) return ops::java_max(x, y);
-  else if constexpr (Op == BinaryOp::kMinus1Mult) return ops::sub_rn(kOne, ops::mul_rn(x, y));
-  else return x != kZero ? x - y : kZero;  // kMinusNz
+  if constexpr (Op == BinaryOp::kPlus)
+    return x + y;
+  else if constexpr (Op == BinaryOp::kMinus)
+    return x - y;
+  else if constexpr (Op == BinaryOp::kMult)
+    return x * y;
+  else if constexpr (Op == BinaryOp::kDiv)
+    return x / y;
+  else if constexpr (Op == BinaryOp::kPow)
+    return ops::java_pow(x, y);
+  else if constexpr (Op == BinaryOp::kMod)
+    return ops::modulus(x, y);
+  else if constexpr (Op == BinaryOp::kIntDiv)
+    return ops::int_divide(x, y);
+  else if constexpr (Op == BinaryOp::kEq)
+    return x == y ? kOne : kZero;
+  else if constexpr (Op == BinaryOp::kNeq)
+    return x != y ? kOne : kZero;
+  else if constexpr (Op == BinaryOp::kLt)
+    return x < y ? kOne : kZero;
+  else if constexpr (Op == BinaryOp::kGt)
+    return x > y ? kOne : kZero;
+  else if constexpr (Op == BinaryOp::kLe)
+    return x <= y ? kOne : kZero;
+  else if constexpr (Op == BinaryOp::kGe)
+    return x >= y ? kOne : kZero;
+  else if constexpr (Op == BinaryOp::kAnd)
+    return ops::truthy(x) && ops::truthy(y) ? kOne : kZero;
+  else if constexpr (Op == BinaryOp::kOr)
+    return ops::truthy(x) || ops::truthy(y) ? kOne : kZero;
+  else if constexpr (Op == BinaryOp::kMin)
+    return ops::java_min(x, y);
+  else if constexpr (Op == BinaryOp::kMax)
+    return ops::java_max(x, y);
+  else if constexpr (Op == BinaryOp::kMinus1Mult)
+    return ops::sub_rn(kOne, ops::mul_rn(x, y));
+  else
+    return x != kZero ? x - y : kZero;  // kMinusNz
 }
 
 // The one op switch of this family.
@@ -44,10 +63,9 @@ template <typename F>
 void with_binary_op(BinaryOp op, F&& f) {
   detail::dispatch_enum<BinaryOp, BinaryOp::kPlus, BinaryOp::kMinus, BinaryOp::kMult,
                         BinaryOp::kDiv, BinaryOp::kPow, BinaryOp::kMod, BinaryOp::kIntDiv,
-                        BinaryOp::kEq, BinaryOp::kNeq, BinaryOp::kLt, BinaryOp::kGt,
-                        BinaryOp::kLe, BinaryOp::kGe, BinaryOp::kAnd, BinaryOp::kOr,
-                        BinaryOp::kMin, BinaryOp::kMax, BinaryOp::kMinus1Mult,
-                        BinaryOp::kMinusNz>(op, f);
+                        BinaryOp::kEq, BinaryOp::kNeq, BinaryOp::kLt, BinaryOp::kGt, BinaryOp::kLe,
+                        BinaryOp::kGe, BinaryOp::kAnd, BinaryOp::kOr, BinaryOp::kMin,
+                        BinaryOp::kMax, BinaryOp::kMinus1Mult, BinaryOp::kMinusNz>(op, f);
 }
 
 // No __restrict__ on `out`: the launchers allow in-place updates (out == a).
@@ -111,9 +129,9 @@ void binary_mm(BinaryOp op, Broadcast bc, const T* a, const T* b, T* out, int64_
       binary_broadcast_kernel<kOp, T>
           <<<grid, detail::kThreads, 0, detail::as_stream(stream)>>>(a, b, out, rows, cols, bc);
   });
-  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "binary op=" << static_cast<int>(op) << " broadcast="
-                                                         << static_cast<int>(bc) << " " << rows
-                                                         << "x" << cols);
+  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "binary op=" << static_cast<int>(op)
+                                                        << " broadcast=" << static_cast<int>(bc)
+                                                        << " " << rows << "x" << cols);
 }
 
 template <typename T>
@@ -131,8 +149,8 @@ void binary_ms(BinaryOp op, const T* a, double s, bool scalar_left, T* out, int6
       binary_scalar_kernel<kOp, false, T>
           <<<grid, detail::kThreads, 0, detail::as_stream(stream)>>>(a, st, out, n);
   });
-  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "binary scalar op=" << static_cast<int>(op)
-                                                                << " n=" << n);
+  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(),
+                       "binary scalar op=" << static_cast<int>(op) << " n=" << n);
 }
 
 template <typename T>
@@ -140,11 +158,11 @@ void ternary(TernaryOp op, CellArg<T> a, CellArg<T> b, CellArg<T> c, T* out, int
              void* stream) {
   if (n == 0) return;
   const int grid = detail::grid_for(n);
-  detail::dispatch_enum<TernaryOp, TernaryOp::kIfElse, TernaryOp::kPlusMult,
-                        TernaryOp::kMinusMult>(op, [&](auto tag) {
-    ternary_kernel<decltype(tag)::value, T>
-        <<<grid, detail::kThreads, 0, detail::as_stream(stream)>>>(a, b, c, out, n);
-  });
+  detail::dispatch_enum<TernaryOp, TernaryOp::kIfElse, TernaryOp::kPlusMult, TernaryOp::kMinusMult>(
+      op, [&](auto tag) {
+        ternary_kernel<decltype(tag)::value, T>
+            <<<grid, detail::kThreads, 0, detail::as_stream(stream)>>>(a, b, c, out, n);
+      });
   DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "ternary op=" << static_cast<int>(op) << " n=" << n);
 }
 

@@ -25,7 +25,7 @@ void launch_copy_block(const float* src, int64_t src_rows, int64_t src_cols, flo
 // dst (?, dst_cols) row-major: rows [r0, r1) x columns [c0, c1) := value, in place.
 void launch_fill_block(double* dst, int64_t dst_cols, int64_t r0, int64_t r1, int64_t c0,
                        int64_t c1, double value, void* stream);
-void launch_fill_block(float* dst, int64_t dst_cols, int64_t r0, int64_t r1, int64_t c0,
-                       int64_t c1, float value, void* stream);
+void launch_fill_block(float* dst, int64_t dst_cols, int64_t r0, int64_t r1, int64_t c0, int64_t c1,
+                       float value, void* stream);
 
 }  // namespace dmlrt::kernels::cuda

@@ -33,7 +33,10 @@ __device__ __forceinline__ int64_t grid_stride() {
 struct RowColWalk {
   int64_t r, c, step_r, step_c, cols;
   __device__ RowColWalk(int64_t start, int64_t stride, int64_t cols_)
-      : r(start / cols_), c(start % cols_), step_r(stride / cols_), step_c(stride % cols_),
+      : r(start / cols_),
+        c(start % cols_),
+        step_r(stride / cols_),
+        step_c(stride % cols_),
         cols(cols_) {}
   __device__ __forceinline__ void advance() {
     r += step_r;

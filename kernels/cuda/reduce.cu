@@ -23,10 +23,14 @@ struct AggState {
 template <AggOp Op>
 struct Agg {
   __device__ static AggState identity() {
-    if constexpr (Op == AggOp::kProd) return {1.0, 0.0, 0.0};
-    else if constexpr (Op == AggOp::kMax) return {-ops::inf_value<double>(), 0.0, 0.0};
-    else if constexpr (Op == AggOp::kMin) return {ops::inf_value<double>(), 0.0, 0.0};
-    else return {0.0, 0.0, 0.0};
+    if constexpr (Op == AggOp::kProd)
+      return {1.0, 0.0, 0.0};
+    else if constexpr (Op == AggOp::kMax)
+      return {-ops::inf_value<double>(), 0.0, 0.0};
+    else if constexpr (Op == AggOp::kMin)
+      return {ops::inf_value<double>(), 0.0, 0.0};
+    else
+      return {0.0, 0.0, 0.0};
   }
   __device__ static void fold(AggState& s, double x) {
     if constexpr (Op == AggOp::kSum || Op == AggOp::kMean || Op == AggOp::kSumSq) {
@@ -63,7 +67,8 @@ struct Agg {
       if (second.a == 0.0) return first;
       const double n = first.a + second.a;
       const double d = second.b - first.b;
-      return {n, first.b + d * (second.a / n), first.c + second.c + d * d * (first.a * second.a / n)};
+      return {n, first.b + d * (second.a / n),
+              first.c + second.c + d * d * (first.a * second.a / n)};
     }
   }
   // The value for `n` cells; see Note [Aggregates of empty inputs] in kernels/cpu/aggregate.cpp.
@@ -90,8 +95,8 @@ struct Combiner {
 // The one op switch of this family.
 template <typename F>
 void with_agg_op(AggOp op, F&& f) {
-  detail::dispatch_enum<AggOp, AggOp::kSum, AggOp::kSumSq, AggOp::kProd, AggOp::kMean,
-                        AggOp::kMax, AggOp::kMin, AggOp::kVar>(
+  detail::dispatch_enum<AggOp, AggOp::kSum, AggOp::kSumSq, AggOp::kProd, AggOp::kMean, AggOp::kMax,
+                        AggOp::kMin, AggOp::kVar>(
       op, [&](auto tag) { f(Agg<decltype(tag)::value>{}); });
 }
 
@@ -213,9 +218,8 @@ __global__ void row_index_kernel(const T* __restrict__ in, int64_t rows, int64_t
       if (v != v) continue;
       if (s.idx < 0 || (kMax ? v >= s.v : v <= s.v)) s = {v, c};
     }
-    s = detail::warp_reduce(s, [](const IndexState& a, const IndexState& b) {
-      return index_combine<kMax>(a, b);
-    });
+    s = detail::warp_reduce(
+        s, [](const IndexState& a, const IndexState& b) { return index_combine<kMax>(a, b); });
     if (lane == 0) out[r] = static_cast<T>(s.idx < 0 ? 1 : s.idx + 1);
   }
 }
@@ -239,11 +243,11 @@ void reduce_all(AggOp op, const T* in, int64_t n, T* out, void* workspace, void*
   with_agg_op(op, [&](auto agg) {
     using Op = decltype(agg);
     reduce_all_partial_kernel<Op, T><<<blocks, detail::kThreads, 0, st>>>(in, n, partials);
-    DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "reduce_all partials op=" << static_cast<int>(op)
-                                                                        << " n=" << n);
+    DMLRT_CUDA_CHECK_CTX(cudaGetLastError(),
+                         "reduce_all partials op=" << static_cast<int>(op) << " n=" << n);
     reduce_all_final_kernel<Op, T><<<1, kAllBlocksMax, 0, st>>>(partials, blocks, n, out);
-    DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "reduce_all final op=" << static_cast<int>(op)
-                                                                     << " n=" << n);
+    DMLRT_CUDA_CHECK_CTX(cudaGetLastError(),
+                         "reduce_all final op=" << static_cast<int>(op) << " n=" << n);
   });
 }
 
@@ -261,8 +265,8 @@ void reduce_rows(AggOp op, const T* in, int64_t rows, int64_t cols, T* out, void
       reduce_rows_warp_kernel<Op, T>
           <<<detail::grid_for(rows * 32), detail::kThreads, 0, st>>>(in, rows, cols, out);
   });
-  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "reduce_rows op=" << static_cast<int>(op) << " "
-                                                              << rows << "x" << cols);
+  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(),
+                       "reduce_rows op=" << static_cast<int>(op) << " " << rows << "x" << cols);
 }
 
 template <typename T>
@@ -276,17 +280,14 @@ void reduce_cols(AggOp op, const T* in, int64_t rows, int64_t cols, T* out, void
   auto* ws = static_cast<AggState*>(workspace);
   with_agg_op(op, [&](auto agg) {
     using Op = decltype(agg);
-    reduce_cols_chunk_kernel<Op, T>
-        <<<detail::grid_for(chunks * cols), detail::kThreads, 0, st>>>(in, rows, cols, h, chunks,
-                                                                       ws);
-    DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "reduce_cols chunks op=" << static_cast<int>(op)
-                                                                       << " " << rows << "x"
-                                                                       << cols);
+    reduce_cols_chunk_kernel<Op, T><<<detail::grid_for(chunks * cols), detail::kThreads, 0, st>>>(
+        in, rows, cols, h, chunks, ws);
+    DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "reduce_cols chunks op=" << static_cast<int>(op) << " "
+                                                                      << rows << "x" << cols);
     reduce_cols_merge_kernel<Op, T>
         <<<detail::grid_for(cols), detail::kThreads, 0, st>>>(ws, rows, cols, chunks, out);
-    DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "reduce_cols merge op=" << static_cast<int>(op)
-                                                                      << " " << rows << "x"
-                                                                      << cols);
+    DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "reduce_cols merge op=" << static_cast<int>(op) << " "
+                                                                     << rows << "x" << cols);
   });
 }
 

@@ -47,14 +47,12 @@ __global__ void reverse_rows_kernel(const T* __restrict__ in, T* __restrict__ ou
 }
 
 template <typename T>
-__global__ void diag_from_vector_kernel(const T* __restrict__ in, T* __restrict__ out,
-                                        int64_t n) {
+__global__ void diag_from_vector_kernel(const T* __restrict__ in, T* __restrict__ out, int64_t n) {
   const int64_t cells = n * n;
   const int64_t start = detail::global_thread(), stride = detail::grid_stride();
   if (start >= cells) return;
   detail::RowColWalk w(start, stride, n);
-  for (int64_t i = start; i < cells; i += stride, w.advance())
-    out[i] = w.r == w.c ? in[w.r] : T(0);
+  for (int64_t i = start; i < cells; i += stride, w.advance()) out[i] = w.r == w.c ? in[w.r] : T(0);
 }
 
 template <typename T>
@@ -71,9 +69,8 @@ __global__ void copy_kernel(const T* __restrict__ in, T* __restrict__ out, int64
 // Output cell (r, c) has column-major index c*out_rows + r, which is input cell
 // (idx % rows, idx / rows) in column-major order.
 template <typename T>
-__global__ void reshape_colwise_kernel(const T* __restrict__ in, T* __restrict__ out,
-                                       int64_t rows, int64_t cols, int64_t out_rows,
-                                       int64_t out_cols) {
+__global__ void reshape_colwise_kernel(const T* __restrict__ in, T* __restrict__ out, int64_t rows,
+                                       int64_t cols, int64_t out_rows, int64_t out_cols) {
   const int64_t n = out_rows * out_cols;
   const int64_t start = detail::global_thread(), stride = detail::grid_stride();
   if (start >= n) return;
@@ -88,55 +85,56 @@ template <typename T>
 void transpose(const T* in, T* out, int64_t rows, int64_t cols, void* stream) {
   if (rows * cols == 0) return;
   const int64_t tiles_r = (rows + kTile - 1) / kTile, tiles_c = (cols + kTile - 1) / kTile;
-  const dim3 grid(static_cast<unsigned>(tiles_c < detail::kMaxBlocks ? tiles_c : detail::kMaxBlocks),
-                  static_cast<unsigned>(tiles_r < kMaxGridY ? tiles_r : kMaxGridY));
-  transpose_kernel<T><<<grid, dim3(kTile, kTileRows), 0, detail::as_stream(stream)>>>(in, out,
-                                                                                     rows, cols);
+  const dim3 grid(
+      static_cast<unsigned>(tiles_c < detail::kMaxBlocks ? tiles_c : detail::kMaxBlocks),
+      static_cast<unsigned>(tiles_r < kMaxGridY ? tiles_r : kMaxGridY));
+  transpose_kernel<T>
+      <<<grid, dim3(kTile, kTileRows), 0, detail::as_stream(stream)>>>(in, out, rows, cols);
   DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "transpose " << rows << "x" << cols);
 }
 
 template <typename T>
 void reverse_rows(const T* in, T* out, int64_t rows, int64_t cols, void* stream) {
   if (rows * cols == 0) return;
-  reverse_rows_kernel<T><<<detail::grid_for(rows * cols), detail::kThreads, 0,
-                           detail::as_stream(stream)>>>(in, out, rows, cols);
+  reverse_rows_kernel<T>
+      <<<detail::grid_for(rows * cols), detail::kThreads, 0, detail::as_stream(stream)>>>(
+          in, out, rows, cols);
   DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "rev " << rows << "x" << cols);
 }
 
 template <typename T>
 void diag_from_vector(const T* in, T* out, int64_t n, void* stream) {
   if (n == 0) return;
-  diag_from_vector_kernel<T><<<detail::grid_for(n * n), detail::kThreads, 0,
-                               detail::as_stream(stream)>>>(in, out, n);
+  diag_from_vector_kernel<T>
+      <<<detail::grid_for(n * n), detail::kThreads, 0, detail::as_stream(stream)>>>(in, out, n);
   DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "diag vector->matrix n=" << n);
 }
 
 template <typename T>
 void diag_to_vector(const T* in, T* out, int64_t n, void* stream) {
   if (n == 0) return;
-  diag_to_vector_kernel<T><<<detail::grid_for(n), detail::kThreads, 0,
-                             detail::as_stream(stream)>>>(in, out, n);
+  diag_to_vector_kernel<T>
+      <<<detail::grid_for(n), detail::kThreads, 0, detail::as_stream(stream)>>>(in, out, n);
   DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "diag matrix->vector n=" << n);
 }
 
 template <typename T>
 void reshape(const T* in, T* out, int64_t rows, int64_t cols, int64_t out_rows, int64_t out_cols,
              bool byrow, void* stream) {
-  DMLRT_REQUIRE(rows * cols == out_rows * out_cols, RuntimeError,
-                "reshape kernel: " << rows << "x" << cols << " into " << out_rows << "x"
-                                   << out_cols);
+  DMLRT_REQUIRE(
+      rows * cols == out_rows * out_cols, RuntimeError,
+      "reshape kernel: " << rows << "x" << cols << " into " << out_rows << "x" << out_cols);
   const int64_t n = rows * cols;
   if (n == 0) return;
   if (byrow)
-    copy_kernel<T><<<detail::grid_for(n), detail::kThreads, 0, detail::as_stream(stream)>>>(
-        in, out, n);
+    copy_kernel<T>
+        <<<detail::grid_for(n), detail::kThreads, 0, detail::as_stream(stream)>>>(in, out, n);
   else
-    reshape_colwise_kernel<T><<<detail::grid_for(n), detail::kThreads, 0,
-                                detail::as_stream(stream)>>>(in, out, rows, cols, out_rows,
-                                                             out_cols);
-  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "reshape " << rows << "x" << cols << " -> "
-                                                      << out_rows << "x" << out_cols
-                                                      << " byrow=" << byrow);
+    reshape_colwise_kernel<T>
+        <<<detail::grid_for(n), detail::kThreads, 0, detail::as_stream(stream)>>>(
+            in, out, rows, cols, out_rows, out_cols);
+  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "reshape " << rows << "x" << cols << " -> " << out_rows
+                                                      << "x" << out_cols << " byrow=" << byrow);
 }
 
 }  // namespace

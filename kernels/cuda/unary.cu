@@ -17,27 +17,48 @@ namespace ops = kernels::ops;
 // One cell of Op (kernels/cpu/unary.cpp apply_unary).
 template <UnaryOp Op, typename T>
 __device__ __forceinline__ T unary_cell(T x) {
-  if constexpr (Op == UnaryOp::kExp) return exp(x);
-  else if constexpr (Op == UnaryOp::kLog) return log(x);
-  else if constexpr (Op == UnaryOp::kAbs) return fabs(x);
-  else if constexpr (Op == UnaryOp::kSqrt) return sqrt(x);
-  else if constexpr (Op == UnaryOp::kRound) return ops::java_round(x);
-  else if constexpr (Op == UnaryOp::kFloor) return floor(x);
-  else if constexpr (Op == UnaryOp::kCeil) return ceil(x);
-  else if constexpr (Op == UnaryOp::kSin) return sin(x);
-  else if constexpr (Op == UnaryOp::kCos) return cos(x);
-  else if constexpr (Op == UnaryOp::kTan) return tan(x);
-  else if constexpr (Op == UnaryOp::kSinh) return sinh(x);
-  else if constexpr (Op == UnaryOp::kCosh) return cosh(x);
-  else if constexpr (Op == UnaryOp::kTanh) return tanh(x);
-  else if constexpr (Op == UnaryOp::kAsin) return asin(x);
-  else if constexpr (Op == UnaryOp::kAcos) return acos(x);
-  else if constexpr (Op == UnaryOp::kAtan) return atan(x);
-  else if constexpr (Op == UnaryOp::kSign) return ops::java_signum(x);
-  else if constexpr (Op == UnaryOp::kSigmoid) return ops::sigmoid(x);
-  else if constexpr (Op == UnaryOp::kNot) return x == T(0) ? T(1) : T(0);  // !NaN == 0
-  else if constexpr (Op == UnaryOp::kSquare) return x * x;
-  else return x + x;  // kTimes2
+  if constexpr (Op == UnaryOp::kExp)
+    return exp(x);
+  else if constexpr (Op == UnaryOp::kLog)
+    return log(x);
+  else if constexpr (Op == UnaryOp::kAbs)
+    return fabs(x);
+  else if constexpr (Op == UnaryOp::kSqrt)
+    return sqrt(x);
+  else if constexpr (Op == UnaryOp::kRound)
+    return ops::java_round(x);
+  else if constexpr (Op == UnaryOp::kFloor)
+    return floor(x);
+  else if constexpr (Op == UnaryOp::kCeil)
+    return ceil(x);
+  else if constexpr (Op == UnaryOp::kSin)
+    return sin(x);
+  else if constexpr (Op == UnaryOp::kCos)
+    return cos(x);
+  else if constexpr (Op == UnaryOp::kTan)
+    return tan(x);
+  else if constexpr (Op == UnaryOp::kSinh)
+    return sinh(x);
+  else if constexpr (Op == UnaryOp::kCosh)
+    return cosh(x);
+  else if constexpr (Op == UnaryOp::kTanh)
+    return tanh(x);
+  else if constexpr (Op == UnaryOp::kAsin)
+    return asin(x);
+  else if constexpr (Op == UnaryOp::kAcos)
+    return acos(x);
+  else if constexpr (Op == UnaryOp::kAtan)
+    return atan(x);
+  else if constexpr (Op == UnaryOp::kSign)
+    return ops::java_signum(x);
+  else if constexpr (Op == UnaryOp::kSigmoid)
+    return ops::sigmoid(x);
+  else if constexpr (Op == UnaryOp::kNot)
+    return x == T(0) ? T(1) : T(0);  // !NaN == 0
+  else if constexpr (Op == UnaryOp::kSquare)
+    return x * x;
+  else
+    return x + x;  // kTimes2
 }
 
 template <UnaryOp Op, typename T>
@@ -109,10 +130,14 @@ struct ScanState {
 template <CumOp Op>
 struct CumScan {
   __device__ static ScanState identity() {
-    if constexpr (Op == CumOp::kSum) return {0.0, 0.0};
-    else if constexpr (Op == CumOp::kProd) return {1.0, 0.0};
-    else if constexpr (Op == CumOp::kMin) return {ops::inf_value<double>(), 0.0};
-    else return {-ops::inf_value<double>(), 0.0};
+    if constexpr (Op == CumOp::kSum)
+      return {0.0, 0.0};
+    else if constexpr (Op == CumOp::kProd)
+      return {1.0, 0.0};
+    else if constexpr (Op == CumOp::kMin)
+      return {ops::inf_value<double>(), 0.0};
+    else
+      return {-ops::inf_value<double>(), 0.0};
   }
   template <typename T>
   __device__ static void fold(ScanState& s, const T* in, int64_t r, int64_t j, int64_t in_cols) {
@@ -154,8 +179,7 @@ struct SumProdScan {
     s = {ops::add_rn(x, ops::mul_rn(y, s.a)), ops::mul_rn(y, s.b)};
   }
   __device__ static ScanState combine(ScanState first, ScanState second) {
-    return {ops::add_rn(second.a, ops::mul_rn(second.b, first.a)),
-            ops::mul_rn(second.b, first.b)};
+    return {ops::add_rn(second.a, ops::mul_rn(second.b, first.a)), ops::mul_rn(second.b, first.b)};
   }
 };
 
@@ -191,8 +215,8 @@ __global__ void scan_carry_kernel(ScanState* __restrict__ ws, int64_t cols, int6
 
 template <typename Scan, typename T>
 __global__ void scan_write_kernel(const T* __restrict__ in, const ScanState* __restrict__ ws,
-                                  T* __restrict__ out, int64_t rows, int64_t cols,
-                                  int64_t in_cols, int64_t h, int64_t nb) {
+                                  T* __restrict__ out, int64_t rows, int64_t cols, int64_t in_cols,
+                                  int64_t h, int64_t nb) {
   for (int64_t t = detail::global_thread(); t < nb * cols; t += detail::grid_stride()) {
     const int64_t b = t / cols, j = t % cols;
     const int64_t end = (b + 1) * h < rows ? (b + 1) * h : rows;
@@ -205,8 +229,8 @@ __global__ void scan_write_kernel(const T* __restrict__ in, const ScanState* __r
 }
 
 template <typename Scan, typename T>
-void blocked_scan(const T* in, T* out, int64_t rows, int64_t cols, int64_t in_cols,
-                  void* workspace, cudaStream_t stream) {
+void blocked_scan(const T* in, T* out, int64_t rows, int64_t cols, int64_t in_cols, void* workspace,
+                  cudaStream_t stream) {
   const int64_t h = scan_block_height(rows);
   const int64_t nb = (rows + h - 1) / h;
   auto* ws = static_cast<ScanState*>(workspace);
@@ -225,15 +249,15 @@ template <typename T>
 void unary(UnaryOp op, const T* in, T* out, int64_t n, void* stream) {
   if (n == 0) return;
   const int grid = detail::grid_for(n);
-  detail::dispatch_enum<UnaryOp, UnaryOp::kExp, UnaryOp::kLog, UnaryOp::kAbs, UnaryOp::kSqrt,
-                        UnaryOp::kRound, UnaryOp::kFloor, UnaryOp::kCeil, UnaryOp::kSin,
-                        UnaryOp::kCos, UnaryOp::kTan, UnaryOp::kSinh, UnaryOp::kCosh,
-                        UnaryOp::kTanh, UnaryOp::kAsin, UnaryOp::kAcos, UnaryOp::kAtan,
-                        UnaryOp::kSign, UnaryOp::kSigmoid, UnaryOp::kNot, UnaryOp::kSquare,
-                        UnaryOp::kTimes2>(op, [&](auto tag) {
-    unary_kernel<decltype(tag)::value, T>
-        <<<grid, detail::kThreads, 0, detail::as_stream(stream)>>>(in, out, n);
-  });
+  detail::dispatch_enum<
+      UnaryOp, UnaryOp::kExp, UnaryOp::kLog, UnaryOp::kAbs, UnaryOp::kSqrt, UnaryOp::kRound,
+      UnaryOp::kFloor, UnaryOp::kCeil, UnaryOp::kSin, UnaryOp::kCos, UnaryOp::kTan, UnaryOp::kSinh,
+      UnaryOp::kCosh, UnaryOp::kTanh, UnaryOp::kAsin, UnaryOp::kAcos, UnaryOp::kAtan,
+      UnaryOp::kSign, UnaryOp::kSigmoid, UnaryOp::kNot, UnaryOp::kSquare, UnaryOp::kTimes2>(
+      op, [&](auto tag) {
+        unary_kernel<decltype(tag)::value, T>
+            <<<grid, detail::kThreads, 0, detail::as_stream(stream)>>>(in, out, n);
+      });
   DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "unary " << cpu::opcode_of(op) << " n=" << n);
 }
 
@@ -242,17 +266,18 @@ void log_base(const T* x, double x_value, const T* base, double base_value, int6
               int64_t base_cols, T* out, int64_t rows, int64_t cols, void* stream) {
   if (rows * cols == 0) return;
   const T lx = static_cast<T>(std::log(x_value)), lb = static_cast<T>(std::log(base_value));
-  log_base_kernel<T><<<detail::grid_for(rows * cols), detail::kThreads, 0,
-                       detail::as_stream(stream)>>>(x, lx, base, lb, base_rows, base_cols, out,
-                                                    rows, cols);
+  log_base_kernel<T>
+      <<<detail::grid_for(rows * cols), detail::kThreads, 0, detail::as_stream(stream)>>>(
+          x, lx, base, lb, base_rows, base_cols, out, rows, cols);
   DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "log with base " << rows << "x" << cols);
 }
 
 template <typename T>
 void softmax(const T* in, T* out, int64_t rows, int64_t cols, void* stream) {
   if (rows * cols == 0) return;
-  softmax_kernel<T><<<detail::grid_for(rows * 32), detail::kThreads, 0,
-                      detail::as_stream(stream)>>>(in, out, rows, cols);
+  softmax_kernel<T>
+      <<<detail::grid_for(rows * 32), detail::kThreads, 0, detail::as_stream(stream)>>>(in, out,
+                                                                                        rows, cols);
   DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "softmax " << rows << "x" << cols);
 }
 
@@ -288,13 +313,13 @@ void launch_unary(cpu::UnaryOp op, const float* in, float* out, int64_t n, void*
   unary(op, in, out, n, stream);
 }
 void launch_log_base(const double* x, double x_value, const double* base, double base_value,
-                     int64_t base_rows, int64_t base_cols, double* out, int64_t rows,
-                     int64_t cols, void* stream) {
+                     int64_t base_rows, int64_t base_cols, double* out, int64_t rows, int64_t cols,
+                     void* stream) {
   log_base(x, x_value, base, base_value, base_rows, base_cols, out, rows, cols, stream);
 }
 void launch_log_base(const float* x, double x_value, const float* base, double base_value,
-                     int64_t base_rows, int64_t base_cols, float* out, int64_t rows,
-                     int64_t cols, void* stream) {
+                     int64_t base_rows, int64_t base_cols, float* out, int64_t rows, int64_t cols,
+                     void* stream) {
   log_base(x, x_value, base, base_value, base_rows, base_cols, out, rows, cols, stream);
 }
 void launch_softmax(const double* in, double* out, int64_t rows, int64_t cols, void* stream) {
@@ -311,8 +336,7 @@ void launch_cumulative(cpu::CumOp op, const float* in, float* out, int64_t rows,
                        void* workspace, void* stream) {
   cumulative(op, in, out, rows, cols, workspace, stream);
 }
-void launch_cumsumprod(const double* in, double* out, int64_t rows, void* workspace,
-                       void* stream) {
+void launch_cumsumprod(const double* in, double* out, int64_t rows, void* workspace, void* stream) {
   cumsumprod(in, out, rows, workspace, stream);
 }
 void launch_cumsumprod(const float* in, float* out, int64_t rows, void* workspace, void* stream) {

@@ -19,11 +19,11 @@ void launch_unary(cpu::UnaryOp op, const float* in, float* out, int64_t n, void*
 // x_value; base is (base_rows, base_cols) with base_rows in {rows, 1} and base_cols in {cols, 1}
 // (broadcast), or, when null, the scalar base_value.
 void launch_log_base(const double* x, double x_value, const double* base, double base_value,
-                     int64_t base_rows, int64_t base_cols, double* out, int64_t rows,
-                     int64_t cols, void* stream);
+                     int64_t base_rows, int64_t base_cols, double* out, int64_t rows, int64_t cols,
+                     void* stream);
 void launch_log_base(const float* x, double x_value, const float* base, double base_value,
-                     int64_t base_rows, int64_t base_cols, float* out, int64_t rows,
-                     int64_t cols, void* stream);
+                     int64_t base_rows, int64_t base_cols, float* out, int64_t rows, int64_t cols,
+                     void* stream);
 
 // (rows, cols) -> (rows, cols): exp(x - rowMax) / rowSum(exp(x - rowMax)) per row (NaN in a row
 // propagates through the max, as java_max does).
@@ -45,8 +45,7 @@ void launch_cumulative(cpu::CumOp op, const float* in, float* out, int64_t rows,
 // (rows, 2) -> (rows, 1): out[i] = a[i] + b[i] * out[i-1], out[-1] = 0, for in = [a, b]
 // (ucumk+*): the same blocked scan over affine maps, one code path for every row count (see
 // reference/systemds-gpu.md §7.5 for the launch bug SystemDS has below 129 rows).
-void launch_cumsumprod(const double* in, double* out, int64_t rows, void* workspace,
-                       void* stream);
+void launch_cumsumprod(const double* in, double* out, int64_t rows, void* workspace, void* stream);
 void launch_cumsumprod(const float* in, float* out, int64_t rows, void* workspace, void* stream);
 
 }  // namespace dmlrt::kernels::cuda

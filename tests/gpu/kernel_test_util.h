@@ -122,9 +122,9 @@ inline MatrixBlock random_dense(int64_t rows, int64_t cols, uint64_t seed, doubl
 
 // Compares a device result with a CPU reference, naming the case on failure; CHECK, so one run
 // reports every failing case.
-#define DMLRT_REQUIRE_KERNEL_CLOSE(what, got, ref, tolerance)                         \
-  do {                                                                                \
-    const auto dmlrt_kcmp_ = ::dmlrt::test::compare(got, ref, tolerance, tolerance);  \
-    INFO((what) << ": " << dmlrt_kcmp_.report);                                       \
-    CHECK(dmlrt_kcmp_.ok);                                                            \
+#define DMLRT_REQUIRE_KERNEL_CLOSE(what, got, ref, tolerance)                        \
+  do {                                                                               \
+    const auto dmlrt_kcmp_ = ::dmlrt::test::compare(got, ref, tolerance, tolerance); \
+    INFO((what) << ": " << dmlrt_kcmp_.report);                                      \
+    CHECK(dmlrt_kcmp_.ok);                                                           \
   } while (0)

@@ -2,7 +2,6 @@
 // for bit (uniform, normal, poisson; with sparsity; FP32 = the double values rounded), and seq
 // must equal the CPU's repeated addition bit for bit (Note [Parallel seq]).
 #include <catch2/catch.hpp>
-
 #include <cstring>
 #include <sstream>
 #include <tuple>
@@ -95,15 +94,27 @@ TEMPLATE_TEST_CASE("datagen kernels: seq equals the CPU's repeated addition bit 
     double from, to, incr;
   };
   const Case kCases[] = {
-      {1, 10, 1},          {0, 1, 0.1},           {1, 2, 0.1},
-      {-5, 5, 0.1},        {0, 100000, 0.1},      {0.5, 1e6, 0.7},
-      {10, -10, -0.3},     {1e-300, 1e6, 1},      {-1e6, 1e6, 1.1},
-      {3, 1e5, 1.0 / 3},   {0.1, 1000, 0.01},     {1e15, 1e15 + 1000, 0.25},
-      {-1, 1, 1e-6},       {1, 1, 1},             {0.125, 100, 0.1},
+      {1, 10, 1},
+      {0, 1, 0.1},
+      {1, 2, 0.1},
+      {-5, 5, 0.1},
+      {0, 100000, 0.1},
+      {0.5, 1e6, 0.7},
+      {10, -10, -0.3},
+      {1e-300, 1e6, 1},
+      {-1e6, 1e6, 1.1},
+      {3, 1e5, 1.0 / 3},
+      {0.1, 1000, 0.01},
+      {1e15, 1e15 + 1000, 0.25},
+      {-1, 1, 1e-6},
+      {1, 1, 1},
+      {0.125, 100, 0.1},
       {4503599627370496.0, 4503599627370496.0 + 100, 0.5},  // ties: the sum sticks
       {4503599627370497.0, 4503599627370497.0 + 100, 0.5},
-      {9007199254740992.0, 9007199254740992.0 + 50, 1},     // beyond 2^53: x + 1 == x
-      {-0.3, 2e3, 1e-4},   {5, -5, -1},           {2, 2.001, 1e-9},
+      {9007199254740992.0, 9007199254740992.0 + 50, 1},  // beyond 2^53: x + 1 == x
+      {-0.3, 2e3, 1e-4},
+      {5, -5, -1},
+      {2, 2.001, 1e-9},
   };
   for (const Case& c : kCases) {
     const int64_t n = cpu::seq_length(c.from, c.to, c.incr);
@@ -112,8 +123,8 @@ TEMPLATE_TEST_CASE("datagen kernels: seq equals the CPU's repeated addition bit 
     cuda::launch_seq(c.from, c.incr, n, tg::ptr<T>(dout), nullptr);
     std::ostringstream os;
     os.precision(17);
-    os << "seq(" << c.from << ", " << c.to << ", " << c.incr << ") runs="
-       << cuda::seq_runs(c.from, c.incr, n).size();
+    os << "seq(" << c.from << ", " << c.to << ", " << c.incr
+       << ") runs=" << cuda::seq_runs(c.from, c.incr, n).size();
     require_bitwise<T>(tg::label(os.str(), n, 1, tg::precision_name<T>()),
                        tg::from_device<T>(dout, n), tg::values_of(ref));
   }

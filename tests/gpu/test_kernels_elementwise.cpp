@@ -2,7 +2,6 @@
 // broadcast form and matrix-scalar either way, and ifelse / +* / -* with matrix and scalar mixes,
 // on the shared shape list with NaN/Inf/0/-0 inputs, in FP64 and FP32.
 #include <catch2/catch.hpp>
-
 #include <limits>
 #include <vector>
 
@@ -26,22 +25,27 @@ struct NamedOp {
   const char* name;
 };
 const NamedOp kBinaryOps[] = {
-    {BinaryOp::kPlus, "+"},   {BinaryOp::kMinus, "-"},        {BinaryOp::kMult, "*"},
-    {BinaryOp::kDiv, "/"},    {BinaryOp::kPow, "^"},          {BinaryOp::kMod, "%%"},
-    {BinaryOp::kIntDiv, "%/%"}, {BinaryOp::kEq, "=="},        {BinaryOp::kNeq, "!="},
-    {BinaryOp::kLt, "<"},     {BinaryOp::kGt, ">"},           {BinaryOp::kLe, "<="},
-    {BinaryOp::kGe, ">="},    {BinaryOp::kAnd, "&&"},         {BinaryOp::kOr, "||"},
-    {BinaryOp::kMin, "min"},  {BinaryOp::kMax, "max"},        {BinaryOp::kMinus1Mult, "1-*"},
+    {BinaryOp::kPlus, "+"},      {BinaryOp::kMinus, "-"}, {BinaryOp::kMult, "*"},
+    {BinaryOp::kDiv, "/"},       {BinaryOp::kPow, "^"},   {BinaryOp::kMod, "%%"},
+    {BinaryOp::kIntDiv, "%/%"},  {BinaryOp::kEq, "=="},   {BinaryOp::kNeq, "!="},
+    {BinaryOp::kLt, "<"},        {BinaryOp::kGt, ">"},    {BinaryOp::kLe, "<="},
+    {BinaryOp::kGe, ">="},       {BinaryOp::kAnd, "&&"},  {BinaryOp::kOr, "||"},
+    {BinaryOp::kMin, "min"},     {BinaryOp::kMax, "max"}, {BinaryOp::kMinus1Mult, "1-*"},
     {BinaryOp::kMinusNz, "-nz"},
 };
 
 const char* broadcast_name(Broadcast bc) {
   switch (bc) {
-    case Broadcast::kNone: return "same-shape";
-    case Broadcast::kColVector: return "col-vector";
-    case Broadcast::kRowVector: return "row-vector";
-    case Broadcast::kOuter: return "outer";
-    default: return "invalid";
+    case Broadcast::kNone:
+      return "same-shape";
+    case Broadcast::kColVector:
+      return "col-vector";
+    case Broadcast::kRowVector:
+      return "row-vector";
+    case Broadcast::kOuter:
+      return "outer";
+    default:
+      return "invalid";
   }
 }
 
@@ -62,22 +66,22 @@ TEMPLATE_TEST_CASE("elementwise kernels: binary matrix-matrix with broadcasting 
   const uint64_t seed = dmlrt::test::seed_from("elementwise-mm");
   for (const NamedOp& nop : kBinaryOps) {
     for (const auto& [rows, cols] : tg::kernel_shapes()) {
-      for (Broadcast bc : {Broadcast::kNone, Broadcast::kColVector, Broadcast::kRowVector,
-                           Broadcast::kOuter}) {
+      for (Broadcast bc :
+           {Broadcast::kNone, Broadcast::kColVector, Broadcast::kRowVector, Broadcast::kOuter}) {
         const int64_t a_cols = bc == Broadcast::kOuter ? 1 : cols;
         const int64_t b_rows = bc == Broadcast::kNone || bc == Broadcast::kColVector ? rows : 1;
         const int64_t b_cols = bc == Broadcast::kColVector ? 1 : cols;
         const MatrixBlock a = input_for<T>(nop.op, rows, a_cols, seed + rows);
         const MatrixBlock b = input_for<T>(nop.op, b_rows, b_cols, seed + 7 * cols + 1);
-        const std::string what = tg::label(std::string("binary ") + nop.name + " " +
-                                               broadcast_name(bc),
-                                           rows, cols, tg::precision_name<T>());
+        const std::string what =
+            tg::label(std::string("binary ") + nop.name + " " + broadcast_name(bc), rows, cols,
+                      tg::precision_name<T>());
         const MatrixBlock ref = cpu::binary_matrix_matrix(nop.op, a, b);
         auto da = tg::to_device<T>(a);
         auto db = tg::to_device<T>(b);
         auto dout = tg::device_out<T>(rows * cols);
-        cuda::launch_binary_matrix_matrix(nop.op, bc, tg::ptr<T>(da), tg::ptr<T>(db), tg::ptr<T>(dout), rows,
-                                          cols, nullptr);
+        cuda::launch_binary_matrix_matrix(nop.op, bc, tg::ptr<T>(da), tg::ptr<T>(db),
+                                          tg::ptr<T>(dout), rows, cols, nullptr);
         DMLRT_REQUIRE_KERNEL_CLOSE(what, tg::block_from_device<T>(dout, rows, cols), ref,
                                    tg::tol<T>());
       }
@@ -94,10 +98,10 @@ TEMPLATE_TEST_CASE("elementwise kernels: in-place binary (out aliases a)",
   auto db = tg::to_device<T>(b);
   cuda::launch_binary_matrix_matrix(BinaryOp::kMult, Broadcast::kRowVector, tg::ptr<T>(da),
                                     tg::ptr<T>(db), tg::ptr<T>(da), 33, 65, nullptr);
-  DMLRT_REQUIRE_KERNEL_CLOSE(tg::label("binary * row-vector in place", 33, 65,
-                                       tg::precision_name<T>()),
-                             tg::block_from_device<T>(da, 33, 65),
-                             cpu::binary_matrix_matrix(BinaryOp::kMult, a, b), tg::tol<T>());
+  DMLRT_REQUIRE_KERNEL_CLOSE(
+      tg::label("binary * row-vector in place", 33, 65, tg::precision_name<T>()),
+      tg::block_from_device<T>(da, 33, 65), cpu::binary_matrix_matrix(BinaryOp::kMult, a, b),
+      tg::tol<T>());
 }
 
 TEMPLATE_TEST_CASE("elementwise kernels: binary matrix-scalar both ways match the CPU",
@@ -111,8 +115,7 @@ TEMPLATE_TEST_CASE("elementwise kernels: binary matrix-scalar both ways match th
       const MatrixBlock a = input_for<T>(nop.op, rows, cols, seed + rows * 31 + cols);
       auto da = tg::to_device<T>(a);
       for (double s : {2.5, 0.0, -3.0, 1.0, kNaN, kInf}) {
-        if (sizeof(T) == 4 && (nop.op == BinaryOp::kMod || nop.op == BinaryOp::kIntDiv) &&
-            s == 2.5)
+        if (sizeof(T) == 4 && (nop.op == BinaryOp::kMod || nop.op == BinaryOp::kIntDiv) && s == 2.5)
           s = 2.0;  // integer operands in FP32, see input_for
         const double st = static_cast<double>(static_cast<T>(s));
         for (bool left : {false, true}) {
@@ -124,8 +127,7 @@ TEMPLATE_TEST_CASE("elementwise kernels: binary matrix-scalar both ways match th
           cuda::launch_binary_matrix_scalar(nop.op, tg::ptr<T>(da), s, left, tg::ptr<T>(dout),
                                             rows * cols, nullptr);
           DMLRT_REQUIRE_KERNEL_CLOSE(tg::label(os.str(), rows, cols, tg::precision_name<T>()),
-                                     tg::block_from_device<T>(dout, rows, cols), ref,
-                                     tg::tol<T>());
+                                     tg::block_from_device<T>(dout, rows, cols), ref, tg::tol<T>());
         }
       }
     }
@@ -140,9 +142,8 @@ TEMPLATE_TEST_CASE("elementwise kernels: ifelse, +* and -* with matrix/scalar mi
     TernaryOp op;
     const char* name;
   };
-  const NamedTernary kOps[] = {{TernaryOp::kIfElse, "ifelse"},
-                               {TernaryOp::kPlusMult, "+*"},
-                               {TernaryOp::kMinusMult, "-*"}};
+  const NamedTernary kOps[] = {
+      {TernaryOp::kIfElse, "ifelse"}, {TernaryOp::kPlusMult, "+*"}, {TernaryOp::kMinusMult, "-*"}};
   for (const NamedTernary& nt : kOps) {
     for (const auto& [rows, cols] : tg::kernel_shapes()) {
       const bool ifelse = nt.op == TernaryOp::kIfElse;
@@ -186,8 +187,7 @@ TEMPLATE_TEST_CASE("elementwise kernels: ifelse, +* and -* with matrix/scalar mi
           cuda::launch_ternary(nt.op, dargs[0], dargs[1], dargs[2], tg::ptr<T>(dout), rows * cols,
                                nullptr);
           DMLRT_REQUIRE_KERNEL_CLOSE(tg::label(os.str(), rows, cols, tg::precision_name<T>()),
-                                     tg::block_from_device<T>(dout, rows, cols), ref,
-                                     tg::tol<T>());
+                                     tg::block_from_device<T>(dout, rows, cols), ref, tg::tol<T>());
         }
       }
     }

@@ -2,7 +2,6 @@
 // indexing with a block or a scalar, and cbind / rbind built from block copies, exact, in FP64
 // and FP32.
 #include <catch2/catch.hpp>
-
 #include <sstream>
 #include <vector>
 

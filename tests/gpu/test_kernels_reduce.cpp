@@ -2,7 +2,6 @@
 // aggregates of every op (empty inputs give the CPU's values), NaN/Inf propagation of max/min,
 // rowIndexMax/Min ties and NaN rows, and run-to-run determinism, in FP64 and FP32.
 #include <catch2/catch.hpp>
-
 #include <cstring>
 #include <vector>
 
@@ -22,10 +21,9 @@ struct NamedAgg {
   AggOp op;
   const char* name;
 };
-const NamedAgg kAggOps[] = {{AggOp::kSum, "sum"},   {AggOp::kSumSq, "sumsq"},
-                            {AggOp::kProd, "prod"}, {AggOp::kMean, "mean"},
-                            {AggOp::kMax, "max"},   {AggOp::kMin, "min"},
-                            {AggOp::kVar, "var"}};
+const NamedAgg kAggOps[] = {
+    {AggOp::kSum, "sum"}, {AggOp::kSumSq, "sumsq"}, {AggOp::kProd, "prod"}, {AggOp::kMean, "mean"},
+    {AggOp::kMax, "max"}, {AggOp::kMin, "min"},     {AggOp::kVar, "var"}};
 
 std::vector<std::pair<int64_t, int64_t>> reduce_shapes() {
   std::vector<std::pair<int64_t, int64_t>> s = tg::kernel_shapes();
@@ -64,30 +62,27 @@ TEMPLATE_TEST_CASE("reduce kernels: full, row and column aggregates match the CP
       const std::string prec = tg::precision_name<T>();
       {
         const double got = reduce_all_on_device<T>(na.op, in);
-        DMLRT_REQUIRE_KERNEL_CLOSE(tg::label(std::string("full ") + na.name, rows, cols,
-                                             prec.c_str()),
-                                   MatrixBlock::dense(1, 1, got),
-                                   MatrixBlock::dense(1, 1, cpu::aggregate_all(in, na.op)),
-                                   tg::tol<T>());
+        DMLRT_REQUIRE_KERNEL_CLOSE(
+            tg::label(std::string("full ") + na.name, rows, cols, prec.c_str()),
+            MatrixBlock::dense(1, 1, got), MatrixBlock::dense(1, 1, cpu::aggregate_all(in, na.op)),
+            tg::tol<T>());
       }
       auto din = tg::to_device<T>(in);
       {
         auto dout = tg::device_out<T>(rows);
         cuda::launch_reduce_rows(na.op, tg::ptr<T>(din), rows, cols, tg::ptr<T>(dout), nullptr);
-        DMLRT_REQUIRE_KERNEL_CLOSE(tg::label(std::string("row ") + na.name, rows, cols,
-                                             prec.c_str()),
-                                   tg::block_from_device<T>(dout, rows, 1),
-                                   cpu::aggregate_rows(in, na.op), tg::tol<T>());
+        DMLRT_REQUIRE_KERNEL_CLOSE(
+            tg::label(std::string("row ") + na.name, rows, cols, prec.c_str()),
+            tg::block_from_device<T>(dout, rows, 1), cpu::aggregate_rows(in, na.op), tg::tol<T>());
       }
       {
         auto dout = tg::device_out<T>(cols);
         dmlrt::mem::DeviceBuffer ws(cuda::reduce_cols_workspace_bytes(rows, cols));
         cuda::launch_reduce_cols(na.op, tg::ptr<T>(din), rows, cols, tg::ptr<T>(dout), ws.data(),
                                  nullptr);
-        DMLRT_REQUIRE_KERNEL_CLOSE(tg::label(std::string("col ") + na.name, rows, cols,
-                                             prec.c_str()),
-                                   tg::block_from_device<T>(dout, 1, cols),
-                                   cpu::aggregate_cols(in, na.op), tg::tol<T>());
+        DMLRT_REQUIRE_KERNEL_CLOSE(
+            tg::label(std::string("col ") + na.name, rows, cols, prec.c_str()),
+            tg::block_from_device<T>(dout, 1, cols), cpu::aggregate_cols(in, na.op), tg::tol<T>());
       }
     }
   }
@@ -159,8 +154,8 @@ TEMPLATE_TEST_CASE("reduce kernels: results are bit-identical from run to run",
     const double first = reduce_all_on_device<T>(na.op, in);
     for (int run = 0; run < 3; ++run) {
       const double again = reduce_all_on_device<T>(na.op, in);
-      INFO(tg::label(std::string("full ") + na.name + " rerun", 3001, 517,
-                     tg::precision_name<T>()));
+      INFO(
+          tg::label(std::string("full ") + na.name + " rerun", 3001, 517, tg::precision_name<T>()));
       CHECK(std::memcmp(&first, &again, sizeof(double)) == 0);
     }
   }

@@ -1,7 +1,6 @@
 // Device tests of the reorganisation kernel family against the CPU kernels: transpose, rev, diag
 // (both directions) and reshape (byrow and column-major), exact, in FP64 and FP32.
 #include <catch2/catch.hpp>
-
 #include <sstream>
 #include <vector>
 
@@ -26,8 +25,8 @@ std::vector<std::pair<int64_t, int64_t>> reorg_shapes() {
 
 }  // namespace
 
-TEMPLATE_TEST_CASE("reorg kernels: transpose and rev match the CPU", "[gpu][kernel][reorg]",
-                   double, float) {
+TEMPLATE_TEST_CASE("reorg kernels: transpose and rev match the CPU", "[gpu][kernel][reorg]", double,
+                   float) {
   using T = TestType;
   const uint64_t seed = dmlrt::test::seed_from("reorg-transpose");
   for (const auto& [rows, cols] : reorg_shapes()) {
@@ -80,8 +79,7 @@ TEMPLATE_TEST_CASE("reorg kernels: reshape byrow and column-major matches the CP
     for (const auto& [r2, c2] : targets) {
       for (bool byrow : {true, false}) {
         auto dout = tg::device_out<T>(n);
-        cuda::launch_reshape(tg::ptr<T>(din), tg::ptr<T>(dout), rows, cols, r2, c2, byrow,
-                             nullptr);
+        cuda::launch_reshape(tg::ptr<T>(din), tg::ptr<T>(dout), rows, cols, r2, c2, byrow, nullptr);
         std::ostringstream os;
         os << "rshape to " << r2 << "x" << c2 << (byrow ? " byrow" : " bycol");
         DMLRT_REQUIRE_KERNEL_CLOSE(tg::label(os.str(), rows, cols, tg::precision_name<T>()),

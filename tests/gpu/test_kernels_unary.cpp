@@ -2,7 +2,6 @@
 // with a base (scalar and broadcast forms), softmax, and the cumulative scans (including ucumk+*
 // around the 128/129-row boundary where SystemDS's GPU launch is broken), in FP64 and FP32.
 #include <catch2/catch.hpp>
-
 #include <sstream>
 #include <vector>
 
@@ -19,22 +18,22 @@ namespace cuda = dmlrt::kernels::cuda;
 namespace cpu = dmlrt::kernels::cpu;
 namespace tg = dmlrt::test::gpu;
 
-const UnaryOp kUnaryOps[] = {
-    UnaryOp::kExp,  UnaryOp::kLog,  UnaryOp::kAbs,     UnaryOp::kSqrt,  UnaryOp::kRound,
-    UnaryOp::kFloor, UnaryOp::kCeil, UnaryOp::kSin,    UnaryOp::kCos,   UnaryOp::kTan,
-    UnaryOp::kSinh, UnaryOp::kCosh, UnaryOp::kTanh,    UnaryOp::kAsin,  UnaryOp::kAcos,
-    UnaryOp::kAtan, UnaryOp::kSign, UnaryOp::kSigmoid, UnaryOp::kNot,   UnaryOp::kSquare,
-    UnaryOp::kTimes2};
+const UnaryOp kUnaryOps[] = {UnaryOp::kExp,   UnaryOp::kLog,     UnaryOp::kAbs,  UnaryOp::kSqrt,
+                             UnaryOp::kRound, UnaryOp::kFloor,   UnaryOp::kCeil, UnaryOp::kSin,
+                             UnaryOp::kCos,   UnaryOp::kTan,     UnaryOp::kSinh, UnaryOp::kCosh,
+                             UnaryOp::kTanh,  UnaryOp::kAsin,    UnaryOp::kAcos, UnaryOp::kAtan,
+                             UnaryOp::kSign,  UnaryOp::kSigmoid, UnaryOp::kNot,  UnaryOp::kSquare,
+                             UnaryOp::kTimes2};
 
 // Cumulative-scan shapes: row counts around the scan's block height and SystemDS's 128 limit.
 const std::vector<std::pair<int64_t, int64_t>> kScanShapes = {
-    {0, 0}, {0, 3}, {3, 0},  {1, 1},   {1, 7},    {7, 1},     {128, 2},   {129, 2},
-    {256, 3}, {257, 5}, {33, 65}, {1000, 1003}, {100000, 3}, {1000003, 1}};
+    {0, 0},   {0, 3},   {3, 0},   {1, 1},   {1, 7},       {7, 1},      {128, 2},
+    {129, 2}, {256, 3}, {257, 5}, {33, 65}, {1000, 1003}, {100000, 3}, {1000003, 1}};
 
 }  // namespace
 
-TEMPLATE_TEST_CASE("unary kernels: every cell-wise builtin matches the CPU",
-                   "[gpu][kernel][unary]", double, float) {
+TEMPLATE_TEST_CASE("unary kernels: every cell-wise builtin matches the CPU", "[gpu][kernel][unary]",
+                   double, float) {
   using T = TestType;
   const uint64_t seed = dmlrt::test::seed_from("unary-cellwise");
   for (UnaryOp op : kUnaryOps) {
@@ -49,10 +48,9 @@ TEMPLATE_TEST_CASE("unary kernels: every cell-wise builtin matches the CPU",
       auto din = tg::to_device<T>(in);
       auto dout = tg::device_out<T>(rows * cols);
       cuda::launch_unary(op, tg::ptr<T>(din), tg::ptr<T>(dout), rows * cols, nullptr);
-      DMLRT_REQUIRE_KERNEL_CLOSE(
-          tg::label(std::string("unary ") + cpu::opcode_of(op), rows, cols,
-                    tg::precision_name<T>()),
-          tg::block_from_device<T>(dout, rows, cols), ref, tg::tol<T>());
+      DMLRT_REQUIRE_KERNEL_CLOSE(tg::label(std::string("unary ") + cpu::opcode_of(op), rows, cols,
+                                           tg::precision_name<T>()),
+                                 tg::block_from_device<T>(dout, rows, cols), ref, tg::tol<T>());
     }
   }
 }
@@ -82,8 +80,8 @@ TEMPLATE_TEST_CASE("unary kernels: log with a base, scalar and broadcast forms",
                                  tg::tol<T>());
     }
     // log(X, B) with B the same shape, a column vector, a row vector, 1x1.
-    for (const auto& [br, bc] : std::vector<std::pair<int64_t, int64_t>>{
-             {rows, cols}, {rows, 1}, {1, cols}, {1, 1}}) {
+    for (const auto& [br, bc] :
+         std::vector<std::pair<int64_t, int64_t>>{{rows, cols}, {rows, 1}, {1, cols}, {1, 1}}) {
       const MatrixBlock b = tg::rounded<T>(tg::random_dense(br, bc, seed + 5, 0.1, 9.0, true));
       auto db = tg::to_device<T>(b);
       auto dout = tg::device_out<T>(rows * cols);
@@ -121,8 +119,8 @@ TEMPLATE_TEST_CASE("unary kernels: softmax matches the CPU, NaN and -Inf rows in
   }
 }
 
-TEMPLATE_TEST_CASE("unary kernels: cumulative column scans match the CPU",
-                   "[gpu][kernel][unary]", double, float) {
+TEMPLATE_TEST_CASE("unary kernels: cumulative column scans match the CPU", "[gpu][kernel][unary]",
+                   double, float) {
   using T = TestType;
   const uint64_t seed = dmlrt::test::seed_from("unary-cumulative");
   struct NamedCum {
