@@ -192,6 +192,9 @@ DeviceMatrix sparse_sparse(mem::GpuSession& gpu, const DeviceMatrix& a_in,
                            ctx);
   int64_t r = 0, c = 0, nnz = 0;
   DMLRT_CUSPARSE_CHECK(cusparseSpMatGetSize(sc.get(), &r, &c, &nnz));
+  if (nnz == 0)  // structurally empty product: an empty CSR holds no memory
+    return DeviceMatrix::csr(gpu.memory(), m, n, 0, gpu.dtype(), mem::IndexWidth::k32, gpu.stream(),
+                             "gpu_ba+* output");
   mem::DeviceAllocation c_col = gpu.scratch(static_cast<size_t>(nnz) * sizeof(int32_t),
                                             "gpu_ba+* output (csr column indices)");
   mem::DeviceAllocation c_val =
