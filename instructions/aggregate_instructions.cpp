@@ -2,13 +2,20 @@
 // columns; rowIndexMax/Min) and nrow/ncol/length. Layouts (SystemDS): `in°out°k` (CP; out is a
 // scalar for full aggregates, a (m, 1) / (1, n) matrix for row / column ones), `in°out` (GPU),
 // `in°out°k°1` for uarimax/uarimin, `in°out[°k]` for nrow/ncol/length (their input may carry the
-// literal flag, `X·MATRIX·FP64·false`). Trailing k and flags are accepted and ignored.
+// literal flag, `X·MATRIX·FP64·false`). Trailing k and flags are accepted and ignored. Every
+// aggregate runs on the GPU too (kernels/cuda/reduce); nrow/ncol/length read only metadata.
 #include <cctype>
 #include <cstdint>
 
 #include "gpu_context/error.h"
 #include "instructions/families.h"
+#include "instructions/gpu_placement.h"
 #include "kernels/cpu/aggregate.h"
+
+#ifdef DMLRT_WITH_CUDA
+#include "kernels/cuda/reduce.h"
+#include "memory/gpu_session.h"
+#endif
 
 namespace dmlrt::inst {
 namespace {
@@ -91,7 +98,14 @@ class AggregateInstruction final : public Instruction {
                             << name_of(out_.data_type));
   }
 
+  bool has_gpu_impl() const override { return true; }
+
   void execute(ExecutionContext& ec) override {
+#ifdef DMLRT_WITH_CUDA
+    if (ec.options().gpu) {
+      if (mem::GpuSession* gpu = ec.gpu_for(*this, operand_bytes(ec))) return execute_gpu(ec, *gpu);
+    }
+#endif
     const auto in = ec.matrix(in_);
     if (spec_.kind == Kind::kIndexMax) {
       ec.set_matrix(out_.name, cpu::row_index_max(*in));
@@ -111,6 +125,76 @@ class AggregateInstruction final : public Instruction {
   }
 
  private:
+  // Device bytes of the input and the output from the metadata (-1 when the shape is unknown).
+  int64_t operand_bytes(ExecutionContext& ec) const {
+    const MatrixMeta& meta = ec.matrix_object(in_.name)->meta();
+    const mem::GpuSession* gpu = ec.options().gpu.get();
+    const int64_t in = dense_device_bytes(gpu, meta.rows, meta.cols);
+    if (in < 0) return -1;
+    switch (spec_.dir) {
+      case Direction::kRow: return in + dense_device_bytes(gpu, meta.rows, 1);
+      case Direction::kCol: return in + dense_device_bytes(gpu, 1, meta.cols);
+      case Direction::kAll: break;
+    }
+    return in + dense_device_bytes(gpu, 1, 1);
+  }
+
+#ifdef DMLRT_WITH_CUDA
+  // Sparse inputs are densified into a temporary (the kernels are dense; implicit zeros then take
+  // part as the CPU's add_zeros does). Row and column aggregates stay on the device; a full
+  // aggregate with a scalar output is read back (the one synchronisation), one with a 1x1 matrix
+  // output stays on the device.
+  void execute_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
+    DeviceRead x = gpu_read(ec, gpu, in_);
+    const mem::DeviceMatrix& xd = x.dense(gpu);
+    const int64_t rows = xd.rows(), cols = xd.cols();
+    const int64_t out_rows = spec_.dir == Direction::kCol ? 1 : (spec_.dir == Direction::kRow ? rows : 1);
+    const int64_t out_cols = spec_.dir == Direction::kRow ? 1 : (spec_.dir == Direction::kCol ? cols : 1);
+    mem::DeviceMatrix out = mem::DeviceMatrix::dense(gpu.memory(), out_rows, out_cols, gpu.dtype(),
+                                                     gpu.stream(), "gpu_" + opcode() + " output");
+    if (gpu.dtype() == mem::DType::kFloat64)
+      launch<double>(gpu, xd, out);
+    else
+      launch<float>(gpu, xd, out);
+    if (spec_.dir == Direction::kAll && out_.is_scalar()) {
+      ec.set_scalar(out_, ScalarValue::fp64(gpu.read_element(out, 0, 0)));
+      return;
+    }
+    set_gpu_output(ec, gpu, out_.name, std::move(out));
+  }
+
+  // (rows, cols) row-major xd -> out on gpu.stream(); workspaces come from scratch and return
+  // (stream-ordered) when this returns.
+  template <typename T>
+  void launch(mem::GpuSession& gpu, const mem::DeviceMatrix& xd, mem::DeviceMatrix& out) const {
+    namespace cuda = kernels::cuda;
+    const int64_t rows = xd.rows(), cols = xd.cols();
+    const T* in = xd.values_as<T>();
+    T* o = out.values_as<T>();
+    if (spec_.kind != Kind::kAggregate) {
+      cuda::launch_row_index(spec_.kind == Kind::kIndexMax, in, rows, cols, o, gpu.stream());
+      return;
+    }
+    switch (spec_.dir) {
+      case Direction::kRow:
+        cuda::launch_reduce_rows(spec_.op, in, rows, cols, o, gpu.stream());
+        return;
+      case Direction::kCol: {
+        mem::DeviceAllocation ws = gpu.scratch(cuda::reduce_cols_workspace_bytes(rows, cols),
+                                               "gpu_" + opcode() + " column partials");
+        cuda::launch_reduce_cols(spec_.op, in, rows, cols, o, ws.data(), gpu.stream());
+        return;
+      }
+      case Direction::kAll: {
+        mem::DeviceAllocation ws = gpu.scratch(cuda::reduce_all_workspace_bytes(rows * cols),
+                                               "gpu_" + opcode() + " partials");
+        cuda::launch_reduce_all(spec_.op, in, rows * cols, o, ws.data(), gpu.stream());
+        return;
+      }
+    }
+  }
+#endif
+
   AggregateSpec spec_;
   Operand in_, out_;
 };
@@ -135,10 +219,12 @@ class DimsInstruction final : public Instruction {
                           << name_of(out_.data_type));
   }
 
+  // The metadata is current whenever the data is in memory (set_block and set_device_result refresh
+  // it), so device-resident data is never copied back just for its dims.
   void execute(ExecutionContext& ec) override {
     const auto mo = ec.matrix_object(in_.name);
     int64_t rows = mo->meta().rows, cols = mo->meta().cols;
-    if (mo->has_block() || rows < 0 || cols < 0) {
+    if (mo->host_valid() || rows < 0 || cols < 0) {
       const auto b = ec.matrix(in_);  // reads the file when the dims are unknown
       rows = b->rows();
       cols = b->cols();

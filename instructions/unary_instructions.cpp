@@ -3,12 +3,20 @@
 // scan urowcumk+, and softmax.
 // Layouts (SystemDS): matrix `in°out°k[°inplace]` (CP) or `in°out` (GPU); scalar `in°out°k`;
 // log with a base `x°base°out[°k]`. The trailing k and inplace flag are accepted and ignored.
+// Matrix forms run on the GPU (kernels/cuda/unary) except isnan and urowcumk+, which have no
+// device kernel; scalar forms always run on the CPU.
 #include <cctype>
 #include <cstdint>
 
 #include "gpu_context/error.h"
 #include "instructions/families.h"
+#include "instructions/gpu_placement.h"
 #include "kernels/cpu/unary.h"
+
+#ifdef DMLRT_WITH_CUDA
+#include "kernels/cuda/unary.h"
+#include "memory/gpu_session.h"
+#endif
 
 namespace dmlrt::inst {
 namespace {
@@ -73,7 +81,19 @@ class UnaryInstruction final : public Instruction {
                           << name_of(out_.data_type));
   }
 
+  // Scalar inputs, isnan and urowcumk+ stay on the CPU (no device kernel; a scalar is not worth a
+  // launch).
+  bool has_gpu_impl() const override {
+    if (!in_.is_matrix() || kind_ == Kind::kRowCumSum) return false;
+    return !(kind_ == Kind::kCellwise && op_ == cpu::UnaryOp::kIsNan);
+  }
+
   void execute(ExecutionContext& ec) override {
+#ifdef DMLRT_WITH_CUDA
+    if (has_gpu_impl() && ec.options().gpu) {
+      if (mem::GpuSession* gpu = ec.gpu_for(*this, operand_bytes(ec))) return execute_gpu(ec, *gpu);
+    }
+#endif
     if (in_.is_scalar()) {
       ec.set_scalar(out_, scalar_result(ec.scalar(in_)));
       return;
@@ -113,6 +133,71 @@ class UnaryInstruction final : public Instruction {
     return ScalarValue::fp64(cpu::apply_unary(op_, v.to_double()));
   }
 
+  // Device bytes of the input and the output from the metadata (-1 when the shape is unknown).
+  int64_t operand_bytes(ExecutionContext& ec) const {
+    const MatrixMeta& meta = ec.matrix_object(in_.name)->meta();
+    const int64_t in = dense_device_bytes(ec.options().gpu.get(), meta.rows, meta.cols);
+    if (in < 0) return -1;
+    return kind_ == Kind::kCumSumProd
+               ? in + dense_device_bytes(ec.options().gpu.get(), meta.rows, 1)
+               : 2 * in;
+  }
+
+#ifdef DMLRT_WITH_CUDA
+  // Sparse inputs are densified into a temporary (the kernels are dense; the input keeps its
+  // format); the output is dense with unknown nnz and takes the host format SystemDS would pick
+  // when it is copied back.
+  void execute_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
+    DeviceRead x = gpu_read(ec, gpu, in_);
+    if (kind_ == Kind::kCumSumProd)
+      DMLRT_REQUIRE(x->cols() == 2, ShapeError,
+                    "ucumk+*: cumsumprod needs a 2-column input [a, b], got "
+                        << kernels::dims_string(x->rows(), x->cols()));
+    const mem::DeviceMatrix& xd = x.dense(gpu);
+    const int64_t rows = xd.rows(), cols = xd.cols();
+    mem::DeviceMatrix out =
+        mem::DeviceMatrix::dense(gpu.memory(), rows, kind_ == Kind::kCumSumProd ? 1 : cols,
+                                 gpu.dtype(), gpu.stream(), "gpu_" + opcode() + " output");
+    if (gpu.dtype() == mem::DType::kFloat64)
+      launch<double>(gpu, xd, out);
+    else
+      launch<float>(gpu, xd, out);
+    set_gpu_output(ec, gpu, out_.name, std::move(out));
+  }
+
+  // (rows, cols) row-major xd -> out, on gpu.stream(); scans take their workspace from scratch,
+  // returned (stream-ordered) when this returns.
+  template <typename T>
+  void launch(mem::GpuSession& gpu, const mem::DeviceMatrix& xd, mem::DeviceMatrix& out) const {
+    namespace cuda = kernels::cuda;
+    const int64_t rows = xd.rows(), cols = xd.cols();
+    const T* in = xd.values_as<T>();
+    T* o = out.values_as<T>();
+    switch (kind_) {
+      case Kind::kCellwise:
+        cuda::launch_unary(op_, in, o, rows * cols, gpu.stream());
+        break;
+      case Kind::kSoftmax:
+        cuda::launch_softmax(in, o, rows, cols, gpu.stream());
+        break;
+      case Kind::kCumulative: {
+        mem::DeviceAllocation ws = gpu.scratch(
+            cuda::cumulative_workspace_bytes(rows, cols, sizeof(T)), "gpu_" + opcode() + " scan");
+        cuda::launch_cumulative(cum_, in, o, rows, cols, ws.data(), gpu.stream());
+        break;
+      }
+      case Kind::kCumSumProd: {
+        mem::DeviceAllocation ws = gpu.scratch(cuda::cumulative_workspace_bytes(rows, 1, sizeof(T)),
+                                               "gpu_ucumk+* scan");
+        cuda::launch_cumsumprod(in, o, rows, ws.data(), gpu.stream());
+        break;
+      }
+      case Kind::kRowCumSum:  // has_gpu_impl() keeps it on the CPU
+        DMLRT_FAIL(NotSupported, "urowcumk+ has no GPU implementation");
+    }
+  }
+#endif
+
   Operand in_, out_;
   Kind kind_ = Kind::kCellwise;
   cpu::UnaryOp op_ = cpu::UnaryOp::kExp;
@@ -141,7 +226,15 @@ class LogBaseInstruction final : public Instruction {
                           << " output, got " << name_of(out_.data_type));
   }
 
+  // Forms with a matrix run on the GPU; log of two scalars stays on the CPU.
+  bool has_gpu_impl() const override { return x_.is_matrix() || base_.is_matrix(); }
+
   void execute(ExecutionContext& ec) override {
+#ifdef DMLRT_WITH_CUDA
+    if (has_gpu_impl() && ec.options().gpu) {
+      if (mem::GpuSession* gpu = ec.gpu_for(*this, operand_bytes(ec))) return execute_gpu(ec, *gpu);
+    }
+#endif
     if (x_.is_matrix() && base_.is_matrix()) {
       const auto x = ec.matrix(x_);
       const auto b = ec.matrix(base_);
@@ -168,6 +261,60 @@ class LogBaseInstruction final : public Instruction {
                   "log: cannot apply to the STRING value '" << v.to_string() << "'");
     return v.to_double();
   }
+
+  // Device bytes of the matrix operands and the output (the shape of x, or of base when x is a
+  // scalar) from the metadata (-1 when a shape is unknown).
+  int64_t operand_bytes(ExecutionContext& ec) const {
+    int64_t total = 0, out_bytes = 0;
+    for (const Operand* o : {&base_, &x_}) {
+      if (!o->is_matrix()) continue;
+      const MatrixMeta& meta = ec.matrix_object(o->name)->meta();
+      const int64_t b = dense_device_bytes(ec.options().gpu.get(), meta.rows, meta.cols);
+      if (b < 0) return -1;
+      total += b;
+      out_bytes = b;  // x's shape when x is a matrix (visited last)
+    }
+    return total + out_bytes;
+  }
+
+#ifdef DMLRT_WITH_CUDA
+  // Sparse operands are densified into temporaries; the output is dense, as in the binary family.
+  void execute_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
+    DeviceRead x, b;
+    double x_value = 0, base_value = 0;
+    if (x_.is_matrix()) x = gpu_read(ec, gpu, x_);
+    else x_value = number(ec, x_);
+    if (base_.is_matrix()) b = gpu_read(ec, gpu, base_);
+    else base_value = number(ec, base_);
+    if (x_.is_matrix() && base_.is_matrix())
+      DMLRT_REQUIRE((b->rows() == x->rows() || b->rows() == 1) &&
+                        (b->cols() == x->cols() || b->cols() == 1),
+                    ShapeError,
+                    "log: base of shape " << kernels::dims_string(b->rows(), b->cols())
+                                          << " does not fit x of shape "
+                                          << kernels::dims_string(x->rows(), x->cols())
+                                          << " (needs the same shape or a row/column vector)");
+    const mem::DeviceMatrix* xd = x_.is_matrix() ? &x.dense(gpu) : nullptr;
+    const mem::DeviceMatrix* bd = base_.is_matrix() ? &b.dense(gpu) : nullptr;
+    const mem::DeviceMatrix& shape = xd != nullptr ? *xd : *bd;
+    const int64_t rows = shape.rows(), cols = shape.cols();
+    // A scalar x has a (rows, cols) matrix base, which the kernel reads without broadcasting.
+    const int64_t br = bd != nullptr ? bd->rows() : 1, bc = bd != nullptr ? bd->cols() : 1;
+    mem::DeviceMatrix out = mem::DeviceMatrix::dense(gpu.memory(), rows, cols, gpu.dtype(),
+                                                     gpu.stream(), "gpu_log output");
+    if (gpu.dtype() == mem::DType::kFloat64)
+      kernels::cuda::launch_log_base(
+          xd != nullptr ? xd->values_as<double>() : nullptr, x_value,
+          bd != nullptr ? bd->values_as<double>() : nullptr, base_value, br, bc,
+          out.values_as<double>(), rows, cols, gpu.stream());
+    else
+      kernels::cuda::launch_log_base(
+          xd != nullptr ? xd->values_as<float>() : nullptr, x_value,
+          bd != nullptr ? bd->values_as<float>() : nullptr, base_value, br, bc,
+          out.values_as<float>(), rows, cols, gpu.stream());
+    set_gpu_output(ec, gpu, out_.name, std::move(out));
+  }
+#endif
 
   Operand x_, base_, out_;
 };
