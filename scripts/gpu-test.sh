@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs the test suites on the GPU machine in one call.
 #   scripts/gpu-test.sh build   (here)  Release build with CUDA for sm_90 into build-gpu, then copies
-#                                the executables and the Debian libraries they need into
-#                                build-gpu/carry (pass that folder in the device tool's `carry`).
+#                                the executables (OpenBLAS and Boost linked statically) and any
+#                                Debian library they still need into build-gpu/carry (pass that
+#                                folder in the device tool's `carry`).
 #   scripts/gpu-test.sh run     (there) runs the GPU tests, the unit tests and the plan suite from
 #                                build-gpu/carry and prints a short summary last.
 set -uo pipefail
@@ -12,7 +13,8 @@ carry=build-gpu/carry
 
 if [ "$mode" = build ]; then
   set -e
-  BUILD_DIR=build-gpu DMLRT_WITH_CUDA=ON CMAKE_ARGS="-DCMAKE_CUDA_ARCHITECTURES=90" scripts/build.sh
+  BUILD_DIR=build-gpu DMLRT_WITH_CUDA=ON CMAKE_ARGS="-DCMAKE_CUDA_ARCHITECTURES=90 -DDMLRT_STATIC_DEPS=ON" \
+    scripts/build.sh
   rm -rf "$carry" && mkdir -p "$carry/lib"
   cp build-gpu/runtime/dmlrt build-gpu/tests/dmlrt_unit_tests build-gpu/tests/gpu/dmlrt_gpu_tests \
      "$carry/"
