@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Runs the test suites on the GPU machine in one call.
 #   scripts/gpu-test.sh build   (here)  Release build with CUDA for sm_90 into build-gpu, then copies
-#                                the executables (OpenBLAS and Boost linked statically) and any
-#                                Debian library they still need into build-gpu/carry (pass that
-#                                folder in the device tool's `carry`).
+#                                the executables and the Debian libraries they need (OpenBLAS,
+#                                Boost) into build-gpu/carry.tar.xz (~9 MB; pass that file in the
+#                                device tool's `carry`: the working tree travels only up to 64 MiB).
 #   scripts/gpu-test.sh run     (there) runs the GPU tests, the unit tests and the plan suite from
 #                                build-gpu/carry and prints a short summary last.
 set -uo pipefail
@@ -13,8 +13,7 @@ carry=build-gpu/carry
 
 if [ "$mode" = build ]; then
   set -e
-  BUILD_DIR=build-gpu DMLRT_WITH_CUDA=ON CMAKE_ARGS="-DCMAKE_CUDA_ARCHITECTURES=90 -DDMLRT_STATIC_DEPS=ON" \
-    scripts/build.sh
+  BUILD_DIR=build-gpu DMLRT_WITH_CUDA=ON CMAKE_ARGS="-DCMAKE_CUDA_ARCHITECTURES=90" scripts/build.sh
   rm -rf "$carry" && mkdir -p "$carry/lib"
   cp build-gpu/runtime/dmlrt build-gpu/tests/dmlrt_unit_tests build-gpu/tests/gpu/dmlrt_gpu_tests \
      "$carry/"
@@ -22,11 +21,13 @@ if [ "$mode" = build ]; then
   for exe in "$carry"/dmlrt "$carry"/dmlrt_unit_tests "$carry"/dmlrt_gpu_tests; do
     ldd "$exe" | awk '/boost|openblas|gfortran|quadmath/ {print $3}'
   done | sort -u | xargs -r -I{} cp -L {} "$carry/lib/"
-  du -sh "$carry"
+  tar -C build-gpu -cJf build-gpu/carry.tar.xz carry
+  ls -la build-gpu/carry.tar.xz
   exit 0
 fi
 
 # --- run (on the GPU machine) ---
+[ -f build-gpu/carry.tar.xz ] && tar -C build-gpu -xJf build-gpu/carry.tar.xz
 NV=$(python3 -c 'import nvidia,os;print(os.path.dirname(nvidia.__path__[0]))' 2>/dev/null)/nvidia
 export LD_LIBRARY_PATH="$NV/cu13/lib:$NV/cudnn/lib:$PWD/$carry/lib:${LD_LIBRARY_PATH:-}"
 out=${OUT:-/tmp/dmlrt-gpu-test}
