@@ -54,7 +54,8 @@ plans() {  # every integration plan, run by the plan runner; prints "N passed, M
 }
 run_step plans plans
 if command -v compute-sanitizer >/dev/null; then
-  run_step sanitizer compute-sanitizer --tool memcheck --error-exitcode 9 "$carry/dmlrt_gpu_tests"
+  run_step sanitizer timeout 240 compute-sanitizer --tool memcheck --error-exitcode 9 \
+    "$carry/dmlrt_gpu_tests" "${SANITIZE_FILTER:-[memory],[device_matrix]}"
 fi
 echo "== summary =="
 printf '%s\n' "${summary[@]}"
