@@ -1,10 +1,19 @@
 // Reorganisation instructions r' rshape rdiag rev (SystemDS layouts, reference/systemds-format.md
-// §3): operand parsing and shape checks here, the work in kernels/cpu/reorg.
+// §3): operand parsing and shape checks here, the work in kernels/cpu/reorg on the CPU and in
+// kernels/cuda/{reorg,csr_ops} on the GPU (CSR inputs of r', rev and rdiag stay sparse there;
+// rshape densifies them).
 #include <cmath>
 
 #include "gpu_context/error.h"
 #include "instructions/families.h"
+#include "instructions/gpu_placement.h"
 #include "kernels/cpu/reorg.h"
+
+#ifdef DMLRT_WITH_CUDA
+#include "kernels/cuda/csr_ops.h"
+#include "kernels/cuda/reorg.h"
+#include "memory/gpu_session.h"
+#endif
 
 namespace dmlrt::inst {
 namespace {
@@ -36,8 +45,34 @@ class ReorgInstruction : public Instruction {
         where() << ": " << opcode() << " expects a matrix output, got " << out_.to_string());
   }
 
+  // Every reorg op has a GPU implementation (dense kernels; CSR paths where noted).
+  bool has_gpu_impl() const override { return true; }
+
+  // Device bytes of the input and the output from the metadata (-1 when unknown). The output is
+  // at most the input's size (rdiag of a vector gives a CSR of the vector's nonzeros on the GPU).
+  int64_t operand_bytes(ExecutionContext& ec) const {
+    const MatrixMeta& m = ec.matrix_object(in_.name)->meta();
+    const int64_t in = dense_device_bytes(ec.options().gpu.get(), m.rows, m.cols);
+    return in < 0 ? -1 : 2 * in;
+  }
+
   Operand in_, out_;
 };
+
+#ifdef DMLRT_WITH_CUDA
+// Calls f(T{}) with the session's element type.
+template <typename F>
+void with_dtype(mem::DType t, F&& f) {
+  if (t == mem::DType::kFloat64)
+    f(double{});
+  else
+    f(float{});
+}
+
+bool is_csr32(const mem::DeviceMatrix& m) {
+  return m.is_sparse() && m.index_width() == mem::IndexWidth::k32;
+}
+#endif
 
 // r' in out [k]: transpose.
 class Transpose final : public ReorgInstruction {
@@ -47,8 +82,35 @@ class Transpose final : public ReorgInstruction {
     parse_in_out(0, 1);
   }
   void execute(ExecutionContext& ec) override {
+#ifdef DMLRT_WITH_CUDA
+    if (ec.options().gpu)
+      if (mem::GpuSession* gpu = ec.gpu_for(*this, operand_bytes(ec))) return execute_gpu(ec, *gpu);
+#endif
     ec.set_matrix(out_.name, kernels::cpu::transpose(*ec.matrix(in_)));
   }
+
+ private:
+#ifdef DMLRT_WITH_CUDA
+  // CSR: cuSPARSE csr2csc, the output stays CSR (int64-index CSRs take the dense path: csr2csc
+  // is int32 only). Dense: the tiled transpose kernel.
+  void execute_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
+    DeviceRead x = gpu_read(ec, gpu, in_);
+    if (x->is_empty_sparse() || is_csr32(*x)) {
+      set_gpu_output(ec, gpu, out_.name, gpu.transpose(*x, "gpu_r' output"));
+      return;
+    }
+    const mem::DeviceMatrix& xd = x.dense(gpu);  // (m, n) row-major
+    mem::DeviceMatrix out = mem::DeviceMatrix::dense(gpu.memory(), xd.cols(), xd.rows(),
+                                                     gpu.dtype(), gpu.stream(), "gpu_r' output");
+    with_dtype(gpu.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      kernels::cuda::launch_transpose(xd.values_as<T>(), out.values_as<T>(), xd.rows(), xd.cols(),
+                                      gpu.stream());
+    });
+    out.set_nnz(x->nnz());
+    set_gpu_output(ec, gpu, out_.name, std::move(out));
+  }
+#endif
 };
 
 // rev in out [k]: reverse the row order.
@@ -59,8 +121,44 @@ class Reverse final : public ReorgInstruction {
     parse_in_out(0, 1);
   }
   void execute(ExecutionContext& ec) override {
+#ifdef DMLRT_WITH_CUDA
+    if (ec.options().gpu)
+      if (mem::GpuSession* gpu = ec.gpu_for(*this, operand_bytes(ec))) return execute_gpu(ec, *gpu);
+#endif
     ec.set_matrix(out_.name, kernels::cpu::reverse_rows(*ec.matrix(in_)));
   }
+
+ private:
+#ifdef DMLRT_WITH_CUDA
+  // CSR (int32): rows reversed in CSR form, nnz unchanged (no densification, no sync).
+  void execute_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
+    DeviceRead x = gpu_read(ec, gpu, in_);
+    if (x->is_empty_sparse() || is_csr32(*x)) {
+      mem::DeviceMatrix out =
+          mem::DeviceMatrix::csr(gpu.memory(), x->rows(), x->cols(), x->nnz(), gpu.dtype(),
+                                 mem::IndexWidth::k32, gpu.stream(), "gpu_rev output");
+      with_dtype(gpu.dtype(), [&](auto tag) {
+        using T = decltype(tag);
+        kernels::cuda::launch_csr_reverse_rows(
+            static_cast<const int32_t*>(x->row_ptr()), static_cast<const int32_t*>(x->col_idx()),
+            x->values_as<T>(), x->rows(), x->nnz(), static_cast<int32_t*>(out.row_ptr()),
+            static_cast<int32_t*>(out.col_idx()), out.values_as<T>(), gpu.stream());
+      });
+      set_gpu_output(ec, gpu, out_.name, std::move(out));
+      return;
+    }
+    const mem::DeviceMatrix& xd = x.dense(gpu);  // (m, n) row-major
+    mem::DeviceMatrix out = mem::DeviceMatrix::dense(gpu.memory(), xd.rows(), xd.cols(),
+                                                     gpu.dtype(), gpu.stream(), "gpu_rev output");
+    with_dtype(gpu.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      kernels::cuda::launch_reverse_rows(xd.values_as<T>(), out.values_as<T>(), xd.rows(),
+                                         xd.cols(), gpu.stream());
+    });
+    out.set_nnz(x->nnz());
+    set_gpu_output(ec, gpu, out_.name, std::move(out));
+  }
+#endif
 };
 
 // rdiag in out [k]: column vector -> diagonal matrix, square matrix -> diagonal as a column.
@@ -71,6 +169,10 @@ class Diag final : public ReorgInstruction {
     parse_in_out(0, 1);
   }
   void execute(ExecutionContext& ec) override {
+#ifdef DMLRT_WITH_CUDA
+    if (ec.options().gpu)
+      if (mem::GpuSession* gpu = ec.gpu_for(*this, operand_bytes(ec))) return execute_gpu(ec, *gpu);
+#endif
     auto in = ec.matrix(in_);
     // SystemDS's validator rejects other shapes at compile time ("diag can either: (1) create
     // diagonal matrix from (n x 1) matrix, or (2) take diagonal from a square matrix").
@@ -79,6 +181,71 @@ class Diag final : public ReorgInstruction {
         "rdiag: expects a column vector (n x 1) or a square matrix, got " << shape_of(*in));
     ec.set_matrix(out_.name, kernels::cpu::diag(*in));
   }
+
+ private:
+#ifdef DMLRT_WITH_CUDA
+  // vector -> diagonal: a CSR result with the vector's nonzeros (a dense vector is converted to
+  // CSR first), never an n x n dense matrix. square -> vector: dense output; a CSR input is
+  // searched row by row, not densified.
+  void execute_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
+    DeviceRead x = gpu_read(ec, gpu, in_);
+    const int64_t n = x->rows();
+    DMLRT_REQUIRE(x->cols() == 1 || n == x->cols(), ShapeError,
+                  "rdiag: expects a column vector (n x 1) or a square matrix, got "
+                      << kernels::dims_string(x->rows(), x->cols()));
+    if (x->cols() == 1) {
+      const mem::DeviceMatrix& xs = x.csr(gpu);
+      if (xs.is_empty_sparse() || is_csr32(xs)) {
+        mem::DeviceMatrix out =
+            mem::DeviceMatrix::csr(gpu.memory(), n, n, xs.nnz(), gpu.dtype(),
+                                   mem::IndexWidth::k32, gpu.stream(), "gpu_rdiag output");
+        with_dtype(gpu.dtype(), [&](auto tag) {
+          using T = decltype(tag);
+          kernels::cuda::launch_csr_diag_from_vector(
+              static_cast<const int32_t*>(xs.row_ptr()), xs.values_as<T>(), n, xs.nnz(),
+              static_cast<int32_t*>(out.row_ptr()), static_cast<int32_t*>(out.col_idx()),
+              out.values_as<T>(), gpu.stream());
+        });
+        set_gpu_output(ec, gpu, out_.name, std::move(out));
+        return;
+      }
+      // int64-index vectors (over 2^31 rows): the dense kernel.
+      const mem::DeviceMatrix& xd = x.dense(gpu);
+      mem::DeviceMatrix out = mem::DeviceMatrix::dense(gpu.memory(), n, n, gpu.dtype(),
+                                                       gpu.stream(), "gpu_rdiag output");
+      with_dtype(gpu.dtype(), [&](auto tag) {
+        using T = decltype(tag);
+        kernels::cuda::launch_diag_from_vector(xd.values_as<T>(), out.values_as<T>(), n,
+                                               gpu.stream());
+      });
+      set_gpu_output(ec, gpu, out_.name, std::move(out));
+      return;
+    }
+    // (n, n) -> (n, 1)
+    mem::DeviceMatrix out = mem::DeviceMatrix::dense(gpu.memory(), n, 1, gpu.dtype(), gpu.stream(),
+                                                     "gpu_rdiag output",
+                                                     /*zero=*/x->is_empty_sparse());
+    if (x->is_empty_sparse()) {
+      set_gpu_output(ec, gpu, out_.name, std::move(out));
+      return;
+    }
+    with_dtype(gpu.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      if (!x->is_sparse())
+        kernels::cuda::launch_diag_to_vector(x->values_as<T>(), out.values_as<T>(), n,
+                                             gpu.stream());
+      else if (x->index_width() == mem::IndexWidth::k32)
+        kernels::cuda::launch_csr_diag_to_vector(
+            static_cast<const int32_t*>(x->row_ptr()), static_cast<const int32_t*>(x->col_idx()),
+            x->values_as<T>(), n, out.values_as<T>(), gpu.stream());
+      else
+        kernels::cuda::launch_csr_diag_to_vector(
+            static_cast<const int64_t*>(x->row_ptr()), static_cast<const int64_t*>(x->col_idx()),
+            x->values_as<T>(), n, out.values_as<T>(), gpu.stream());
+    });
+    set_gpu_output(ec, gpu, out_.name, std::move(out));
+  }
+#endif
 };
 
 // rshape in rows cols dims byrow out: matrix(X, rows=, cols=, byrow=). `dims` is SystemDS's
@@ -97,6 +264,10 @@ class Reshape final : public ReorgInstruction {
                             << op->to_string());
   }
   void execute(ExecutionContext& ec) override {
+#ifdef DMLRT_WITH_CUDA
+    if (ec.options().gpu)
+      if (mem::GpuSession* gpu = ec.gpu_for(*this, operand_bytes(ec))) return execute_gpu(ec, *gpu);
+#endif
     auto in = ec.matrix(in_);
     const int64_t rows = long_value(ec.scalar(rows_));
     const int64_t cols = long_value(ec.scalar(cols_));
@@ -109,6 +280,39 @@ class Reshape final : public ReorgInstruction {
   }
 
  private:
+#ifdef DMLRT_WITH_CUDA
+  // Dense kernels (a copy by row, the column-major walk otherwise); CSR inputs are densified
+  // into a temporary.
+  void execute_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
+    DeviceRead x = gpu_read(ec, gpu, in_);
+    const int64_t rows = long_value(ec.scalar(rows_));
+    const int64_t cols = long_value(ec.scalar(cols_));
+    const bool byrow = ec.scalar(byrow_).to_bool();
+    DMLRT_REQUIRE(rows >= 0 && cols >= 0 && rows * cols == x->size(), ShapeError,
+                  "rshape: cannot reshape a " << kernels::dims_string(x->rows(), x->cols())
+                                              << " matrix (" << x->size() << " cells) into "
+                                              << rows << "x" << cols << " (" << rows * cols
+                                              << " cells)");
+    if (x->is_empty_sparse()) {  // stays an empty CSR, no device memory
+      set_gpu_output(ec, gpu, out_.name,
+                     mem::DeviceMatrix::csr(gpu.memory(), rows, cols, 0, gpu.dtype(),
+                                            mem::IndexWidth::k32, gpu.stream(),
+                                            "gpu_rshape output"));
+      return;
+    }
+    const mem::DeviceMatrix& xd = x.dense(gpu);  // (m, n) row-major
+    mem::DeviceMatrix out = mem::DeviceMatrix::dense(gpu.memory(), rows, cols, gpu.dtype(),
+                                                     gpu.stream(), "gpu_rshape output");
+    with_dtype(gpu.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      kernels::cuda::launch_reshape(xd.values_as<T>(), out.values_as<T>(), xd.rows(), xd.cols(),
+                                    rows, cols, byrow, gpu.stream());
+    });
+    out.set_nnz(x->nnz());
+    set_gpu_output(ec, gpu, out_.name, std::move(out));
+  }
+#endif
+
   Operand rows_, cols_, byrow_;
 };
 
