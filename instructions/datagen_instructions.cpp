@@ -2,7 +2,10 @@
 //   rand  rows·S°cols·S°blen°min°max°sparsity°seed°pdf°lambda°k°out  (bare numbers; ¶v¶ fields are
 //         patched before construction, see opcode_table.cpp)
 //   seq   rows°cols°blen°from·S°to·S°incr·S°out
-// Values come from kernels/cpu/random (Philox streams, so CPU and GPU agree for a seed).
+// Values come from kernels/cpu/random (Philox streams), or on the GPU from kernels/cuda/datagen,
+// which reproduces the same cells: for one resolved seed both backends give the same matrix. The
+// seed (and a fresh seed's draw) is resolved before placement, so it does not depend on where the
+// instruction runs.
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -11,7 +14,13 @@
 
 #include "gpu_context/error.h"
 #include "instructions/families.h"
+#include "instructions/gpu_placement.h"
 #include "kernels/cpu/random.h"
+
+#ifdef DMLRT_WITH_CUDA
+#include "kernels/cuda/datagen.h"
+#include "memory/gpu_session.h"
+#endif
 
 namespace dmlrt::inst {
 namespace {
@@ -98,8 +107,17 @@ class Rand final : public Instruction {
     DMLRT_REQUIRE(spec.pdf != kernels::cpu::RandPdf::kPoisson || spec.lambda > 0.0, RuntimeError,
                   "rand: poisson lambda must be positive, got " << format_double_java(spec.lambda));
     spec.seed = seed_ == -1 ? fresh_seed(ec.options().seed) : static_cast<uint64_t>(seed_);
+#ifdef DMLRT_WITH_CUDA
+    if (ec.options().gpu) {
+      if (mem::GpuSession* gpu =
+              ec.gpu_for(*this, dense_device_bytes(ec.options().gpu.get(), spec.rows, spec.cols)))
+        return execute_gpu(ec, *gpu, spec);
+    }
+#endif
     ec.set_matrix(out_.name, kernels::cpu::rand_matrix(spec));
   }
+
+  bool has_gpu_impl() const override { return true; }
 
  private:
   // A bare numeric field (Java's Double.toString forms, NaN and Infinity included).
@@ -111,6 +129,30 @@ class Rand final : public Instruction {
                   where() << ": rand " << what << " must be a number, got '" << s << "'");
     return v;
   }
+
+#ifdef DMLRT_WITH_CUDA
+  // Every cell is written (zeros where the sparsity draw leaves it empty): a sparse rand is dense
+  // on the device, and takes the host format SystemDS would pick when it is copied back. A rand
+  // with nothing to draw is an empty CSR.
+  void execute_gpu(ExecutionContext& ec, mem::GpuSession& gpu, const kernels::cpu::RandSpec& spec) {
+    const bool zeros = spec.rows == 0 || spec.cols == 0 || spec.sparsity == 0.0 ||
+                       (spec.pdf == kernels::cpu::RandPdf::kUniform && spec.min == 0.0 &&
+                        spec.max == 0.0);
+    if (zeros) {  // nothing drawn: an empty CSR, which holds no device memory (as the CPU's)
+      set_gpu_output(ec, gpu, out_.name,
+                     mem::DeviceMatrix::csr(gpu.memory(), spec.rows, spec.cols, 0, gpu.dtype(),
+                                            mem::IndexWidth::k32, gpu.stream(), "gpu_rand output"));
+      return;
+    }
+    mem::DeviceMatrix out = mem::DeviceMatrix::dense(gpu.memory(), spec.rows, spec.cols,
+                                                     gpu.dtype(), gpu.stream(), "gpu_rand output");
+    if (gpu.dtype() == mem::DType::kFloat64)
+      kernels::cuda::launch_rand(spec, out.values_as<double>(), gpu.stream());
+    else
+      kernels::cuda::launch_rand(spec, out.values_as<float>(), gpu.stream());
+    set_gpu_output(ec, gpu, out_.name, std::move(out));
+  }
+#endif
 
   Operand rows_, cols_, out_;
   kernels::cpu::RandSpec spec_;
@@ -152,8 +194,26 @@ class Seq final : public Instruction {
         "seq: invalid seq parameters: (" << format_double_java(from) << ", "
                                          << format_double_java(to) << ", "
                                          << format_double_java(incr) << ")");
+#ifdef DMLRT_WITH_CUDA
+    if (ec.options().gpu) {
+      const int64_t n = kernels::cpu::seq_length(from, to, incr);
+      if (mem::GpuSession* gpu = ec.gpu_for(*this, dense_device_bytes(ec.options().gpu.get(), n, 1))) {
+        // (n, 1); launch_seq reproduces seq_column's repeated-addition rounding exactly.
+        mem::DeviceMatrix out = mem::DeviceMatrix::dense(gpu->memory(), n, 1, gpu->dtype(),
+                                                         gpu->stream(), "gpu_seq output");
+        if (gpu->dtype() == mem::DType::kFloat64)
+          kernels::cuda::launch_seq(from, incr, n, out.values_as<double>(), gpu->stream());
+        else
+          kernels::cuda::launch_seq(from, incr, n, out.values_as<float>(), gpu->stream());
+        set_gpu_output(ec, *gpu, out_.name, std::move(out));
+        return;
+      }
+    }
+#endif
     ec.set_matrix(out_.name, kernels::cpu::seq_column(from, to, incr));
   }
+
+  bool has_gpu_impl() const override { return true; }
 
  private:
   Operand from_, to_, incr_, out_;

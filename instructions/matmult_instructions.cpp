@@ -11,6 +11,8 @@
 
 #ifdef DMLRT_WITH_CUDA
 #include "instructions/gpu_matmult.h"
+#include "kernels/cuda/blas.h"
+#include "kernels/cuda/triangle.h"
 #include "memory/gpu_session.h"
 #endif
 
@@ -125,7 +127,9 @@ class MatMultInstruction final : public Instruction {
   bool trans_a_ = false, trans_b_ = false;
 };
 
-// tsmm: LEFT = t(X) %*% X, RIGHT = X %*% t(X) (SystemDS MMTSJType).
+// tsmm: LEFT = t(X) %*% X, RIGHT = X %*% t(X) (SystemDS MMTSJType). On the GPU a dense X goes
+// through cuBLAS syrk (one triangle) plus a triangle copy; a CSR X through the core's sparse
+// product (gpu_matmult: SpGEMM on an explicit transpose), whose result stays CSR as on the CPU.
 class TsmmInstruction final : public Instruction {
  public:
   explicit TsmmInstruction(InstructionText t) : Instruction(std::move(t)) {
@@ -140,12 +144,59 @@ class TsmmInstruction final : public Instruction {
     left_ = type == "LEFT";
   }
 
+  bool has_gpu_impl() const override { return true; }
+
   void execute(ExecutionContext& ec) override {
+#ifdef DMLRT_WITH_CUDA
+    if (ec.options().gpu) {
+      if (mem::GpuSession* gpu = ec.gpu_for(*this, operand_bytes(ec))) return execute_gpu(ec, *gpu);
+    }
+#endif
     auto x = ec.matrix(x_);
     ec.set_matrix(out_.name, kernels::cpu::tsmm(*x, left_));
   }
 
  private:
+  // Device bytes of X and the (n, n) output from the metadata (-1 when a shape is unknown).
+  int64_t operand_bytes(ExecutionContext& ec) const {
+    const MatrixMeta& x = ec.matrix_object(x_.name)->meta();
+    const mem::GpuSession* gpu = ec.options().gpu.get();
+    const int64_t n = left_ ? x.cols : x.rows;
+    const int64_t xb = dense_device_bytes(gpu, x.rows, x.cols);
+    const int64_t cb = dense_device_bytes(gpu, n, n);
+    return xb < 0 || cb < 0 ? -1 : xb + cb;
+  }
+
+#ifdef DMLRT_WITH_CUDA
+  void execute_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
+    DeviceRead x = gpu_read(ec, gpu, x_);
+    const int64_t n = left_ ? x->cols() : x->rows();
+    const int64_t kdim = left_ ? x->rows() : x->cols();
+    // SpGEMM needs int32 CSR indices (Note [CSR index width]); a wider CSR takes the dense path.
+    if (x->is_sparse() && x->index_width() == mem::IndexWidth::k32) {
+      set_gpu_output(ec, gpu, out_.name, gpu_matmult(gpu, *x, *x, left_, !left_));
+      return;
+    }
+    // (n, n) row-major, symmetric; zeros when the inner dimension is 0.
+    mem::DeviceMatrix c = mem::DeviceMatrix::dense(gpu.memory(), n, n, gpu.dtype(), gpu.stream(),
+                                                   "gpu_tsmm output", kdim == 0);
+    if (n > 0 && kdim > 0) {
+      const mem::DeviceMatrix& xd = x.dense(gpu);  // (rows, cols) row-major
+      void* h = gpu.context().cublas();
+      if (gpu.dtype() == mem::DType::kFloat64) {
+        kernels::cuda::syrk_upper_row_major(h, left_, xd.rows(), xd.cols(), xd.values_as<double>(),
+                                            c.values_as<double>());
+        kernels::cuda::launch_copy_upper_to_lower(c.values_as<double>(), n, gpu.stream());
+      } else {
+        kernels::cuda::syrk_upper_row_major(h, left_, xd.rows(), xd.cols(), xd.values_as<float>(),
+                                            c.values_as<float>());
+        kernels::cuda::launch_copy_upper_to_lower(c.values_as<float>(), n, gpu.stream());
+      }
+    }
+    set_gpu_output(ec, gpu, out_.name, std::move(c));
+  }
+#endif
+
   Operand x_, out_;
   bool left_ = true;
 };

@@ -51,6 +51,17 @@ cublasStatus_t geam(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb
   return cublasSgeam_64(h, ta, tb, m, n, alpha, a, lda, beta, b, ldb, c, ldc);
 }
 
+cublasStatus_t syrk(cublasHandle_t h, cublasFillMode_t uplo, cublasOperation_t t, int64_t n,
+                    int64_t k, const double* alpha, const double* a, int64_t lda,
+                    const double* beta, double* c, int64_t ldc) {
+  return cublasDsyrk_64(h, uplo, t, n, k, alpha, a, lda, beta, c, ldc);
+}
+cublasStatus_t syrk(cublasHandle_t h, cublasFillMode_t uplo, cublasOperation_t t, int64_t n,
+                    int64_t k, const float* alpha, const float* a, int64_t lda, const float* beta,
+                    float* c, int64_t ldc) {
+  return cublasSsyrk_64(h, uplo, t, n, k, alpha, a, lda, beta, c, ldc);
+}
+
 template <typename T>
 void gemm_rm(void* hv, bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, const T* b,
              T* c) {
@@ -83,6 +94,19 @@ void dot_dev(void* hv, int64_t n, const T* x, const T* y, T* r) {
   const cublasStatus_t st = dot(h, n, x, y, r);
   cublasSetPointerMode(h, old);
   DMLRT_CUBLAS_CHECK_CTX(st, "dot n=" << n);
+}
+
+template <typename T>
+void syrk_rm(void* hv, bool left, int64_t rows, int64_t cols, const T* x, T* c) {
+  const int64_t n = left ? cols : rows, k = left ? rows : cols;
+  if (n == 0 || k == 0) return;
+  const T one = 1, zero = 0;
+  // Column-major, X is Xc = t(X) (cols, rows) with ld = cols. left: t(X) X = Xc Xc^T (OP_N);
+  // right: X t(X) = Xc^T Xc (OP_T). The row-major upper triangle of the symmetric C is the
+  // column-major lower one.
+  DMLRT_CUBLAS_CHECK_CTX(syrk(handle_of(hv), CUBLAS_FILL_MODE_LOWER, left ? CUBLAS_OP_N : CUBLAS_OP_T,
+                              n, k, &one, x, cols, &zero, c, n),
+                         "syrk " << (left ? "t(X) X" : "X t(X)") << " X " << rows << "x" << cols);
 }
 
 template <typename T>
@@ -119,6 +143,14 @@ void dot_device(void* h, int64_t n, const double* x, const double* y, double* r)
 }
 void dot_device(void* h, int64_t n, const float* x, const float* y, float* r) {
   dot_dev(h, n, x, y, r);
+}
+void syrk_upper_row_major(void* h, bool left, int64_t rows, int64_t cols, const double* x,
+                          double* c) {
+  syrk_rm(h, left, rows, cols, x, c);
+}
+void syrk_upper_row_major(void* h, bool left, int64_t rows, int64_t cols, const float* x,
+                          float* c) {
+  syrk_rm(h, left, rows, cols, x, c);
 }
 void transpose_row_major(void* h, int64_t rows, int64_t cols, const double* in, double* out) {
   transpose_rm(h, rows, cols, in, out);

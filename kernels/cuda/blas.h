@@ -31,6 +31,15 @@ void gemv_row_major(void* cublas, bool trans, int64_t rows, int64_t cols, const 
 void dot_device(void* cublas, int64_t n, const double* x, const double* y, double* result);
 void dot_device(void* cublas, int64_t n, const float* x, const float* y, float* result);
 
+// The upper triangle (diagonal included) of the symmetric c (n, n) row-major = t(X) X (left: X is
+// (rows, cols), n = cols) or X t(X) (right: n = rows), X row-major (cuBLAS syrk). The strictly
+// lower triangle is not written: complete it with triangle.h's launch_copy_upper_to_lower. With a
+// zero inner dimension nothing is written (the caller zero-fills c).
+void syrk_upper_row_major(void* cublas, bool left, int64_t rows, int64_t cols, const double* x,
+                          double* c);
+void syrk_upper_row_major(void* cublas, bool left, int64_t rows, int64_t cols, const float* x,
+                          float* c);
+
 // out (cols, rows) row-major = transpose of in (rows, cols) row-major (cublas geam); out must not
 // alias in.
 void transpose_row_major(void* cublas, int64_t rows, int64_t cols, const double* in, double* out);

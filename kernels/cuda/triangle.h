@@ -1,0 +1,15 @@
+// Launchers of the triangle kernel family (host-clean): completing a symmetric matrix of which a
+// library call (cuBLAS syrk) wrote one triangle. Pointers are device pointers; `stream` is a
+// cudaStream_t.
+#pragma once
+
+#include <cstdint>
+
+namespace dmlrt::kernels::cuda {
+
+// c (n, n) row-major: c[i][j] = c[j][i] for every j < i (the upper triangle, diagonal included, is
+// copied onto the strictly lower one, which is only written).
+void launch_copy_upper_to_lower(double* c, int64_t n, void* stream);
+void launch_copy_upper_to_lower(float* c, int64_t n, void* stream);
+
+}  // namespace dmlrt::kernels::cuda
