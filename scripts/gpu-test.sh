@@ -30,6 +30,7 @@ fi
 [ -f build-gpu/carry.tar.xz ] && tar -C build-gpu -xJf build-gpu/carry.tar.xz
 NV=$(python3 -c 'import nvidia,os;print(os.path.dirname(nvidia.__path__[0]))' 2>/dev/null)/nvidia
 export LD_LIBRARY_PATH="$NV/cu13/lib:$NV/cudnn/lib:$PWD/$carry/lib:${LD_LIBRARY_PATH:-}"
+export DMLRT_TEST_DATA_DIR="$PWD/tests"  # the fixtures of this working tree
 out=${OUT:-/tmp/dmlrt-gpu-test}
 mkdir -p "$out"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null

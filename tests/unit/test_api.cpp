@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/test_paths.h"
 #include "dmlrt/dmlrt.h"
 
 using Catch::Contains;
@@ -257,7 +258,7 @@ TEST_CASE("api: failures map to dmlrt::Error with the plan location", "[api]") {
 }
 
 TEST_CASE("api: plan files, arguments, statistics and explain", "[api]") {
-  const std::string dir = std::string(DMLRT_TEST_DATA_DIR) + "/unit/data/cli/";
+  const std::string dir = dmlrt::test::test_data_dir() + "/unit/data/cli/";
   std::ostringstream printed;
   dmlrt::Options opts;
   opts.output = &printed;
@@ -302,7 +303,7 @@ TEST_CASE("api: plan files, arguments, statistics and explain", "[api]") {
 TEST_CASE("api: connection options and version", "[api]") {
   CHECK(std::regex_match(dmlrt::version(), std::regex(R"(\d+\.\d+\.\d+)")));
 
-  const std::string dir = std::string(DMLRT_TEST_DATA_DIR) + "/unit/data/cli/";
+  const std::string dir = dmlrt::test::test_data_dir() + "/unit/data/cli/";
   dmlrt::Options opts;
   opts.config_file = dir + "good.xml";
   const dmlrt::Connection conn(opts);

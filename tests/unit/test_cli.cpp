@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "common/test_paths.h"
 #include "dmlrt/version.h"
 #include "gpu_context/device.h"
 
@@ -21,7 +22,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kDataDir = std::string(DMLRT_TEST_DATA_DIR) + "/unit/data/cli";
+const std::string kDataDir = dmlrt::test::test_data_dir() + "/unit/data/cli";
 
 struct CliRun {
   int code = -1;

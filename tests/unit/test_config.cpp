@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "common/test_paths.h"
 #include "gpu_context/error.h"
 #include "runtime/config.h"
 
@@ -177,7 +178,7 @@ TEST_CASE("config: files", "[config]") {
   CHECK_THROWS_WITH(dmlrt::runtime::read_config_file("/nonexistent/dmlrt.xml", c),
                     "/nonexistent/dmlrt.xml: cannot read the config file");
 
-  const std::string good = std::string(DMLRT_TEST_DATA_DIR) + "/unit/data/cli/good.xml";
+  const std::string good = dmlrt::test::test_data_dir() + "/unit/data/cli/good.xml";
   ConfigMessages m;
   dmlrt::runtime::read_config_file(good, c, &m);
   CHECK(m.warnings.empty());

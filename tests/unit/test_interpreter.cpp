@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <sstream>
 
+#include "common/test_paths.h"
 #include "gpu_context/error.h"
 #include "runtime/interpreter.h"
 #include "runtime/plan_parser.h"
@@ -221,7 +222,7 @@ TEST_CASE("nested loops and exit instructions", "[interpreter]") {
 
 TEST_CASE("the fixture plan file runs", "[interpreter]") {
   const Program p =
-      parse_plan_file(std::string(DMLRT_TEST_DATA_DIR) + "/unit/data/parser/loops.plan");
+      parse_plan_file(dmlrt::test::test_data_dir() + "/unit/data/parser/loops.plan");
   std::ostringstream out;
   Interpreter in(p, out);
   inst::ExecutionContext ec(in, {});

@@ -12,6 +12,7 @@
 #include <random>
 #include <sstream>
 
+#include "common/test_paths.h"
 #include "common/compare.h"
 #include "gpu_context/error.h"
 #include "instructions/scalar_value.h"
@@ -35,7 +36,7 @@ const double kNaN = std::numeric_limits<double>::quiet_NaN();
 const double kInf = std::numeric_limits<double>::infinity();
 
 std::string fixture(const std::string& name) {
-  return std::string(DMLRT_TEST_DATA_DIR) + "/unit/data/io/" + name;
+  return dmlrt::test::test_data_dir() + "/unit/data/io/" + name;
 }
 
 std::string slurp(const std::string& path) {

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <sstream>
 
+#include "common/test_paths.h"
 #include "gpu_context/error.h"
 #include "runtime/explain.h"
 #include "runtime/plan_parser.h"
@@ -401,7 +402,7 @@ TEST_CASE("parse_plan_file reads files and reports unreadable ones", "[parser]")
   REQUIRE_THROWS_WITH(parse_plan_file("/nonexistent/dir/p.plan"),
                       Contains("/nonexistent/dir/p.plan"));
   REQUIRE_THROWS_AS(parse_plan_file("/tmp"), IoError);
-  const std::string path = std::string(DMLRT_TEST_DATA_DIR) + "/unit/data/parser/loops.plan";
+  const std::string path = dmlrt::test::test_data_dir() + "/unit/data/parser/loops.plan";
   const Program p = parse_plan_file(path);
   CHECK(p.file == path);
   CHECK(p.main.size() == 3);

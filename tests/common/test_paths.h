@@ -1,0 +1,15 @@
+// Where the test fixtures are: $DMLRT_TEST_DATA_DIR when set (a build carried to another machine,
+// e.g. the GPU machine, finds the source tree there), else the source tree this build came from.
+#pragma once
+
+#include <cstdlib>
+#include <string>
+
+namespace dmlrt::test {
+
+inline std::string test_data_dir() {
+  const char* env = std::getenv("DMLRT_TEST_DATA_DIR");
+  return (env != nullptr && *env != '\0') ? std::string(env) : std::string(DMLRT_TEST_DATA_DIR);
+}
+
+}  // namespace dmlrt::test
