@@ -22,15 +22,6 @@ namespace {
 
 namespace cpu = kernels::cpu;
 
-bool is_integer_text(const std::string& s) {
-  if (s.empty()) return false;
-  size_t i = (s[0] == '-' || s[0] == '+') ? 1 : 0;
-  if (i == s.size()) return false;
-  for (; i < s.size(); ++i)
-    if (!std::isdigit(static_cast<unsigned char>(s[i]))) return false;
-  return true;
-}
-
 enum class Direction { kAll, kRow, kCol };
 enum class Kind { kAggregate, kIndexMax, kIndexMin };
 
@@ -83,19 +74,19 @@ class AggregateInstruction final : public Instruction {
       DMLRT_REQUIRE(is_integer_text(field(2)), ParseError,
                     where() << ": " << opcode() << ": thread count must be an integer, got '"
                             << field(2) << "'");
-    DMLRT_REQUIRE(in_.is_matrix(), ParseError,
-                  where() << ": " << opcode() << " needs a matrix input, got "
-                          << name_of(in_.data_type));
+    DMLRT_REQUIRE(
+        in_.is_matrix(), ParseError,
+        where() << ": " << opcode() << " needs a matrix input, got " << name_of(in_.data_type));
     // A full aggregate writes a scalar (a 1x1 matrix is accepted too); row and column
     // aggregates write a matrix.
     if (spec_.dir == Direction::kAll)
-      DMLRT_REQUIRE(out_.is_scalar() || out_.is_matrix(), ParseError,
-                    where() << ": " << opcode() << " needs a scalar output, got "
-                            << name_of(out_.data_type));
+      DMLRT_REQUIRE(
+          out_.is_scalar() || out_.is_matrix(), ParseError,
+          where() << ": " << opcode() << " needs a scalar output, got " << name_of(out_.data_type));
     else
-      DMLRT_REQUIRE(out_.is_matrix(), ParseError,
-                    where() << ": " << opcode() << " needs a matrix output, got "
-                            << name_of(out_.data_type));
+      DMLRT_REQUIRE(
+          out_.is_matrix(), ParseError,
+          where() << ": " << opcode() << " needs a matrix output, got " << name_of(out_.data_type));
   }
 
   bool has_gpu_impl() const override { return true; }
@@ -132,9 +123,12 @@ class AggregateInstruction final : public Instruction {
     const int64_t in = dense_device_bytes(gpu, meta.rows, meta.cols);
     if (in < 0) return -1;
     switch (spec_.dir) {
-      case Direction::kRow: return in + dense_device_bytes(gpu, meta.rows, 1);
-      case Direction::kCol: return in + dense_device_bytes(gpu, 1, meta.cols);
-      case Direction::kAll: break;
+      case Direction::kRow:
+        return in + dense_device_bytes(gpu, meta.rows, 1);
+      case Direction::kCol:
+        return in + dense_device_bytes(gpu, 1, meta.cols);
+      case Direction::kAll:
+        break;
     }
     return in + dense_device_bytes(gpu, 1, 1);
   }
@@ -148,8 +142,10 @@ class AggregateInstruction final : public Instruction {
     DeviceRead x = gpu_read(ec, gpu, in_);
     const mem::DeviceMatrix& xd = x.dense(gpu);
     const int64_t rows = xd.rows(), cols = xd.cols();
-    const int64_t out_rows = spec_.dir == Direction::kCol ? 1 : (spec_.dir == Direction::kRow ? rows : 1);
-    const int64_t out_cols = spec_.dir == Direction::kRow ? 1 : (spec_.dir == Direction::kCol ? cols : 1);
+    const int64_t out_rows =
+        spec_.dir == Direction::kCol ? 1 : (spec_.dir == Direction::kRow ? rows : 1);
+    const int64_t out_cols =
+        spec_.dir == Direction::kRow ? 1 : (spec_.dir == Direction::kCol ? cols : 1);
     mem::DeviceMatrix out = mem::DeviceMatrix::dense(gpu.memory(), out_rows, out_cols, gpu.dtype(),
                                                      gpu.stream(), "gpu_" + opcode() + " output");
     if (gpu.dtype() == mem::DType::kFloat64)
@@ -211,12 +207,12 @@ class DimsInstruction final : public Instruction {
       DMLRT_REQUIRE(is_integer_text(field(2)), ParseError,
                     where() << ": " << opcode() << ": thread count must be an integer, got '"
                             << field(2) << "'");
-    DMLRT_REQUIRE(in_.is_matrix(), ParseError,
-                  where() << ": " << opcode() << " needs a matrix input, got "
-                          << name_of(in_.data_type));
-    DMLRT_REQUIRE(out_.is_scalar(), ParseError,
-                  where() << ": " << opcode() << " needs a scalar output, got "
-                          << name_of(out_.data_type));
+    DMLRT_REQUIRE(
+        in_.is_matrix(), ParseError,
+        where() << ": " << opcode() << " needs a matrix input, got " << name_of(in_.data_type));
+    DMLRT_REQUIRE(
+        out_.is_scalar(), ParseError,
+        where() << ": " << opcode() << " needs a scalar output, got " << name_of(out_.data_type));
   }
 
   // The metadata is current whenever the data is in memory (set_block and set_device_result refresh
@@ -230,8 +226,10 @@ class DimsInstruction final : public Instruction {
       cols = b->cols();
     }
     int64_t v = rows * cols;
-    if (opcode() == "nrow") v = rows;
-    else if (opcode() == "ncol") v = cols;
+    if (opcode() == "nrow")
+      v = rows;
+    else if (opcode() == "ncol")
+      v = cols;
     ec.set_scalar(out_, ScalarValue::int64(v));
   }
 
@@ -245,7 +243,8 @@ InstructionPtr make_aggregate(InstructionText text) {
   if (text.opcode == "nrow" || text.opcode == "ncol" || text.opcode == "length")
     return std::make_unique<DimsInstruction>(std::move(text));
   for (const auto& spec : kSpecs)
-    if (text.opcode == spec.opcode) return std::make_unique<AggregateInstruction>(std::move(text), spec);
+    if (text.opcode == spec.opcode)
+      return std::make_unique<AggregateInstruction>(std::move(text), spec);
   throw NotSupported("opcode '" + text.opcode + "' is not an aggregate");
 }
 

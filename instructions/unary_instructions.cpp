@@ -23,15 +23,6 @@ namespace {
 
 namespace cpu = kernels::cpu;
 
-bool is_integer_text(const std::string& s) {
-  if (s.empty()) return false;
-  size_t i = (s[0] == '-' || s[0] == '+') ? 1 : 0;
-  if (i == s.size()) return false;
-  for (; i < s.size(); ++i)
-    if (!std::isdigit(static_cast<unsigned char>(s[i]))) return false;
-  return true;
-}
-
 // What a unary opcode computes, beyond the cell-wise functions of kernels/cpu/unary.h.
 enum class Kind { kCellwise, kCumulative, kCumSumProd, kRowCumSum, kSoftmax };
 
@@ -62,11 +53,16 @@ class UnaryInstruction final : public Instruction {
       kind_ = Kind::kSoftmax;
     } else {
       kind_ = Kind::kCumulative;
-      if (opcode() == "ucumk+") cum_ = cpu::CumOp::kSum;
-      else if (opcode() == "ucum*") cum_ = cpu::CumOp::kProd;
-      else if (opcode() == "ucummin") cum_ = cpu::CumOp::kMin;
-      else if (opcode() == "ucummax") cum_ = cpu::CumOp::kMax;
-      else DMLRT_FAIL(NotSupported, where() << ": unknown unary opcode '" << opcode() << "'");
+      if (opcode() == "ucumk+")
+        cum_ = cpu::CumOp::kSum;
+      else if (opcode() == "ucum*")
+        cum_ = cpu::CumOp::kProd;
+      else if (opcode() == "ucummin")
+        cum_ = cpu::CumOp::kMin;
+      else if (opcode() == "ucummax")
+        cum_ = cpu::CumOp::kMax;
+      else
+        DMLRT_FAIL(NotSupported, where() << ": unknown unary opcode '" << opcode() << "'");
     }
     DMLRT_REQUIRE(in_.is_matrix() || in_.is_scalar(), ParseError,
                   where() << ": " << opcode() << " needs a matrix or scalar input, got "
@@ -100,11 +96,21 @@ class UnaryInstruction final : public Instruction {
     }
     const auto in = ec.matrix(in_);
     switch (kind_) {
-      case Kind::kCellwise: ec.set_matrix(out_.name, cpu::unary(*in, op_)); break;
-      case Kind::kCumulative: ec.set_matrix(out_.name, cpu::cumulative(*in, cum_)); break;
-      case Kind::kCumSumProd: ec.set_matrix(out_.name, cpu::cumsumprod(*in)); break;
-      case Kind::kRowCumSum: ec.set_matrix(out_.name, cpu::row_cumsum(*in)); break;
-      case Kind::kSoftmax: ec.set_matrix(out_.name, cpu::softmax(*in)); break;
+      case Kind::kCellwise:
+        ec.set_matrix(out_.name, cpu::unary(*in, op_));
+        break;
+      case Kind::kCumulative:
+        ec.set_matrix(out_.name, cpu::cumulative(*in, cum_));
+        break;
+      case Kind::kCumSumProd:
+        ec.set_matrix(out_.name, cpu::cumsumprod(*in));
+        break;
+      case Kind::kRowCumSum:
+        ec.set_matrix(out_.name, cpu::row_cumsum(*in));
+        break;
+      case Kind::kSoftmax:
+        ec.set_matrix(out_.name, cpu::softmax(*in));
+        break;
     }
   }
 
@@ -120,14 +126,20 @@ class UnaryInstruction final : public Instruction {
       const int64_t x = v.to_int();
       const uint64_t ux = static_cast<uint64_t>(x);  // Java long arithmetic wraps
       switch (op_) {
-        case cpu::UnaryOp::kAbs: return ScalarValue::int64(x < 0 ? static_cast<int64_t>(0 - ux) : x);
-        case cpu::UnaryOp::kSign: return ScalarValue::int64(x > 0 ? 1 : (x < 0 ? -1 : 0));
+        case cpu::UnaryOp::kAbs:
+          return ScalarValue::int64(x < 0 ? static_cast<int64_t>(0 - ux) : x);
+        case cpu::UnaryOp::kSign:
+          return ScalarValue::int64(x > 0 ? 1 : (x < 0 ? -1 : 0));
         case cpu::UnaryOp::kRound:
         case cpu::UnaryOp::kFloor:
-        case cpu::UnaryOp::kCeil: return ScalarValue::int64(x);
-        case cpu::UnaryOp::kSquare: return ScalarValue::int64(static_cast<int64_t>(ux * ux));
-        case cpu::UnaryOp::kTimes2: return ScalarValue::int64(static_cast<int64_t>(ux + ux));
-        default: break;
+        case cpu::UnaryOp::kCeil:
+          return ScalarValue::int64(x);
+        case cpu::UnaryOp::kSquare:
+          return ScalarValue::int64(static_cast<int64_t>(ux * ux));
+        case cpu::UnaryOp::kTimes2:
+          return ScalarValue::int64(static_cast<int64_t>(ux + ux));
+        default:
+          break;
       }
     }
     return ScalarValue::fp64(cpu::apply_unary(op_, v.to_double()));
@@ -187,8 +199,8 @@ class UnaryInstruction final : public Instruction {
         break;
       }
       case Kind::kCumSumProd: {
-        mem::DeviceAllocation ws = gpu.scratch(cuda::cumulative_workspace_bytes(rows, 1, sizeof(T)),
-                                               "gpu_ucumk+* scan");
+        mem::DeviceAllocation ws =
+            gpu.scratch(cuda::cumulative_workspace_bytes(rows, 1, sizeof(T)), "gpu_ucumk+* scan");
         cuda::launch_cumsumprod(in, o, rows, ws.data(), gpu.stream());
         break;
       }
@@ -216,9 +228,9 @@ class LogBaseInstruction final : public Instruction {
       DMLRT_REQUIRE(is_integer_text(field(3)), ParseError,
                     where() << ": log: thread count must be an integer, got '" << field(3) << "'");
     for (const Operand* op : {&x_, &base_})
-      DMLRT_REQUIRE(op->is_matrix() || op->is_scalar(), ParseError,
-                    where() << ": log needs matrix or scalar operands, got "
-                            << name_of(op->data_type));
+      DMLRT_REQUIRE(
+          op->is_matrix() || op->is_scalar(), ParseError,
+          where() << ": log needs matrix or scalar operands, got " << name_of(op->data_type));
     const bool matrix_out = x_.is_matrix() || base_.is_matrix();
     DMLRT_REQUIRE(out_.is_matrix() == matrix_out && (out_.is_matrix() || out_.is_scalar()),
                   ParseError,
@@ -238,12 +250,11 @@ class LogBaseInstruction final : public Instruction {
     if (x_.is_matrix() && base_.is_matrix()) {
       const auto x = ec.matrix(x_);
       const auto b = ec.matrix(base_);
-      DMLRT_REQUIRE((b->rows() == x->rows() || b->rows() == 1) &&
-                        (b->cols() == x->cols() || b->cols() == 1),
-                    ShapeError,
-                    "log: base of shape " << shape_of(*b) << " does not fit x of shape "
-                                          << shape_of(*x)
-                                          << " (needs the same shape or a row/column vector)");
+      DMLRT_REQUIRE(
+          (b->rows() == x->rows() || b->rows() == 1) && (b->cols() == x->cols() || b->cols() == 1),
+          ShapeError,
+          "log: base of shape " << shape_of(*b) << " does not fit x of shape " << shape_of(*x)
+                                << " (needs the same shape or a row/column vector)");
       ec.set_matrix(out_.name, cpu::log_base(*x, *b));
     } else if (x_.is_matrix()) {
       ec.set_matrix(out_.name, cpu::log_base(*ec.matrix(x_), number(ec, base_)));
@@ -282,18 +293,22 @@ class LogBaseInstruction final : public Instruction {
   void execute_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
     DeviceRead x, b;
     double x_value = 0, base_value = 0;
-    if (x_.is_matrix()) x = gpu_read(ec, gpu, x_);
-    else x_value = number(ec, x_);
-    if (base_.is_matrix()) b = gpu_read(ec, gpu, base_);
-    else base_value = number(ec, base_);
+    if (x_.is_matrix())
+      x = gpu_read(ec, gpu, x_);
+    else
+      x_value = number(ec, x_);
+    if (base_.is_matrix())
+      b = gpu_read(ec, gpu, base_);
+    else
+      base_value = number(ec, base_);
     if (x_.is_matrix() && base_.is_matrix())
-      DMLRT_REQUIRE((b->rows() == x->rows() || b->rows() == 1) &&
-                        (b->cols() == x->cols() || b->cols() == 1),
-                    ShapeError,
-                    "log: base of shape " << kernels::dims_string(b->rows(), b->cols())
-                                          << " does not fit x of shape "
-                                          << kernels::dims_string(x->rows(), x->cols())
-                                          << " (needs the same shape or a row/column vector)");
+      DMLRT_REQUIRE(
+          (b->rows() == x->rows() || b->rows() == 1) && (b->cols() == x->cols() || b->cols() == 1),
+          ShapeError,
+          "log: base of shape " << kernels::dims_string(b->rows(), b->cols())
+                                << " does not fit x of shape "
+                                << kernels::dims_string(x->rows(), x->cols())
+                                << " (needs the same shape or a row/column vector)");
     const mem::DeviceMatrix* xd = x_.is_matrix() ? &x.dense(gpu) : nullptr;
     const mem::DeviceMatrix* bd = base_.is_matrix() ? &b.dense(gpu) : nullptr;
     const mem::DeviceMatrix& shape = xd != nullptr ? *xd : *bd;
@@ -303,15 +318,13 @@ class LogBaseInstruction final : public Instruction {
     mem::DeviceMatrix out = mem::DeviceMatrix::dense(gpu.memory(), rows, cols, gpu.dtype(),
                                                      gpu.stream(), "gpu_log output");
     if (gpu.dtype() == mem::DType::kFloat64)
-      kernels::cuda::launch_log_base(
-          xd != nullptr ? xd->values_as<double>() : nullptr, x_value,
-          bd != nullptr ? bd->values_as<double>() : nullptr, base_value, br, bc,
-          out.values_as<double>(), rows, cols, gpu.stream());
+      kernels::cuda::launch_log_base(xd != nullptr ? xd->values_as<double>() : nullptr, x_value,
+                                     bd != nullptr ? bd->values_as<double>() : nullptr, base_value,
+                                     br, bc, out.values_as<double>(), rows, cols, gpu.stream());
     else
-      kernels::cuda::launch_log_base(
-          xd != nullptr ? xd->values_as<float>() : nullptr, x_value,
-          bd != nullptr ? bd->values_as<float>() : nullptr, base_value, br, bc,
-          out.values_as<float>(), rows, cols, gpu.stream());
+      kernels::cuda::launch_log_base(xd != nullptr ? xd->values_as<float>() : nullptr, x_value,
+                                     bd != nullptr ? bd->values_as<float>() : nullptr, base_value,
+                                     br, bc, out.values_as<float>(), rows, cols, gpu.stream());
     set_gpu_output(ec, gpu, out_.name, std::move(out));
   }
 #endif

@@ -4,7 +4,6 @@
 // relative on float-rounded inputs); full aggregates as scalars (one read back) and as 1x1
 // matrices; nrow/ncol/length of device-resident data without a transfer; stats names.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <limits>
 #include <random>
@@ -34,9 +33,8 @@ struct Shape {
   int64_t rows, cols;
 };
 const std::vector<Shape>& shapes() {
-  static const std::vector<Shape> s = {{0, 0},   {0, 4},       {4, 0},   {1, 1},   {1, 7},
-                                       {7, 1},   {33, 65},     {3, 5000}, {5000, 3},
-                                       {1000, 1003}};
+  static const std::vector<Shape> s = {{0, 0}, {0, 4},   {4, 0},    {1, 1},    {1, 7},
+                                       {7, 1}, {33, 65}, {3, 5000}, {5000, 3}, {1000, 1003}};
   return s;
 }
 
@@ -156,8 +154,8 @@ TEST_CASE("gpu aggregates: every full, row and column aggregate matches the CPU"
             // The variance of data holding +-Inf is undefined: the CPU's incremental update gives
             // Inf or NaN by position, the GPU's Welford/Chan merge NaN. Not compared.
             if (ac.range == Range::kVar && has_specials(f)) continue;
-            check_case(g, c, label(ac.opcode, s.rows, s.cols, f.name, dt), ac.opcode,
-                       ac.dir == 'a', true, dt);
+            check_case(g, c, label(ac.opcode, s.rows, s.cols, f.name, dt), ac.opcode, ac.dir == 'a',
+                       true, dt);
           }
         }
   }
@@ -179,8 +177,8 @@ TEST_CASE("gpu aggregates: full aggregates into a 1x1 matrix stay on the device"
           g.bind("A", a);
           c.bind("A", a);
           const int64_t d2h = g.gpu->stats().from_dev_n;
-          check_case(g, c, label(opcode + " into a 1x1 matrix", s.rows, s.cols, f.name, dt),
-                     opcode, false, true, dt);
+          check_case(g, c, label(opcode + " into a 1x1 matrix", s.rows, s.cols, f.name, dt), opcode,
+                     false, true, dt);
           CHECK(g.gpu->stats().from_dev_n == d2h + 1);  // only the host() read of the result
         }
       }
@@ -192,16 +190,17 @@ TEST_CASE("gpu aggregates: CP lines under -gpu force and -gpu run on the GPU", "
   for (inst::GpuMode mode : {inst::GpuMode::kForce, inst::GpuMode::kOn}) {
     GpuEnv g(mem::DType::kFloat64, -1, mem::EvictionPolicy::kLru, mode);
     CpuEnv c;
-    const MatrixBlock a = make_input(formats()[1], Range::kSigned, 257, 129, seed,
-                                     mem::DType::kFloat64);
+    const MatrixBlock a =
+        make_input(formats()[1], Range::kSigned, 257, 129, seed, mem::DType::kFloat64);
     g.bind("A", a);
     c.bind("A", a);
     const char* mode_name = mode == inst::GpuMode::kForce ? " CP line -gpu force" : " CP line -gpu";
     for (const AggCase& ac : cases()) {
       if (ac.range != Range::kSigned) continue;
-      check_case(g, c, label(std::string(ac.opcode) + mode_name, 257, 129, "sparse0.1",
-                             mem::DType::kFloat64),
-                 ac.opcode, ac.dir == 'a', false, mem::DType::kFloat64);
+      check_case(
+          g, c,
+          label(std::string(ac.opcode) + mode_name, 257, 129, "sparse0.1", mem::DType::kFloat64),
+          ac.opcode, ac.dir == 'a', false, mem::DType::kFloat64);
     }
   }
 }
@@ -226,8 +225,8 @@ TEST_CASE("gpu aggregates: rowIndexMax/Min pick the CPU's column (ties, implicit
         g.bind("A", a);
         c.bind("A", a);
         for (const char* op : {"uarimax", "uarimin"})
-          check_case(g, c, label(std::string(op) + " integer ties", s.rows, s.cols, f.name, dt),
-                     op, false, true, dt);
+          check_case(g, c, label(std::string(op) + " integer ties", s.rows, s.cols, f.name, dt), op,
+                     false, true, dt);
       }
   }
 }

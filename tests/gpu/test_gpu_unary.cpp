@@ -5,7 +5,6 @@
 // FP64 (1e-9) and FP32 (1e-4 relative on float-rounded inputs). Also: which forms stay on the CPU
 // (scalars, isnan, urowcumk+), error messages, chains staying on the device, stats names.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <limits>
 #include <random>
@@ -123,8 +122,7 @@ TEST_CASE("gpu unary: every cell-wise builtin matches the CPU", "[gpu][unary]") 
         for (const char* op : kCellwise) {
           const std::string opcode = op;
           // SystemDS's layouts: GPU `in°out`, CP `in°out°k`; ^2 and *2 carry the literal 2.
-          const std::string two =
-              opcode == "^2" || opcode == "*2" ? "°2·SCALAR·INT64·true" : "";
+          const std::string two = opcode == "^2" || opcode == "*2" ? "°2·SCALAR·INT64·true" : "";
           check_matrix_case(g, c, label("unary " + opcode, s.rows, s.cols, f.name, dt),
                             "GPU°" + opcode + "°A" + kMat + two + "°B" + kMat,
                             "CP°" + opcode + "°A" + kMat + two + "°B" + kMat + "°8", "B", dt);
@@ -145,14 +143,15 @@ TEST_CASE("gpu unary: ^2 and *2 without the literal, and CP lines under -gpu for
     const char* mode_name = mode == inst::GpuMode::kForce ? "-gpu force" : "-gpu";
     for (const char* op : {"^2", "*2", "exp", "round"}) {
       const std::string line = std::string("CP°") + op + "°A" + kMat + "°B" + kMat + "°8";
-      check_matrix_case(g, c, label(std::string("unary ") + op + " CP line " + mode_name, 33, 65,
-                                    "dense", mem::DType::kFloat64),
+      check_matrix_case(g, c,
+                        label(std::string("unary ") + op + " CP line " + mode_name, 33, 65, "dense",
+                              mem::DType::kFloat64),
                         line, line, "B", mem::DType::kFloat64);
     }
     const std::string inplace = "CP°sqrt°A" + std::string(kMat) + "°B" + kMat + "°8°true";
-    check_matrix_case(g, c, label("unary sqrt CP line with inplace flag", 33, 65, "dense",
-                                  mem::DType::kFloat64),
-                      inplace, inplace, "B", mem::DType::kFloat64);
+    check_matrix_case(
+        g, c, label("unary sqrt CP line with inplace flag", 33, 65, "dense", mem::DType::kFloat64),
+        inplace, inplace, "B", mem::DType::kFloat64);
   }
 }
 
@@ -170,7 +169,8 @@ TEST_CASE("gpu unary: log with a base, matrix and scalar mixes", "[gpu][unary]")
         // log(X, b) with FP64 and INT64 literal bases.
         for (const char* b : {"2.5·SCALAR·FP64·true", "10·SCALAR·INT64·true"}) {
           const std::string fields = "°X" + std::string(kMat) + "°" + b + out;
-          check_matrix_case(g, c, label(std::string("log(X, ") + b + ")", s.rows, s.cols, f.name, dt),
+          check_matrix_case(g, c,
+                            label(std::string("log(X, ") + b + ")", s.rows, s.cols, f.name, dt),
                             "GPU°log" + fields, "CP°log" + fields + "°8", "L", dt);
         }
         // log(7, X): the matrix is the base.
@@ -213,7 +213,7 @@ TEST_CASE("gpu unary: softmax matches the CPU", "[gpu][unary]") {
                           "GPU°softmax°A" + std::string(kMat) + "°S" + kMat,
                           "CP°softmax°A" + std::string(kMat) + "°S" + kMat, "S", dt);
       }
-    }
+  }
 }
 
 TEST_CASE("gpu unary: cumulative column scans match the CPU", "[gpu][unary]") {
@@ -231,8 +231,8 @@ TEST_CASE("gpu unary: cumulative column scans match the CPU", "[gpu][unary]") {
           // Products over [-1.1, 1.1] decay without overflowing (float keeps the double range
           // check meaningful); sums, min and max see [-3, 3].
           const bool prod = std::string(op) == "ucum*";
-          const MatrixBlock a = make_input(f, s.rows, s.cols, seed + s.rows, prod ? -1.1 : -3,
-                                           prod ? 1.1 : 3, dt);
+          const MatrixBlock a =
+              make_input(f, s.rows, s.cols, seed + s.rows, prod ? -1.1 : -3, prod ? 1.1 : 3, dt);
           g.bind("A", a);
           c.bind("A", a);
           check_matrix_case(g, c, label(op, s.rows, s.cols, f.name, dt),
@@ -242,8 +242,7 @@ TEST_CASE("gpu unary: cumulative column scans match the CPU", "[gpu][unary]") {
   }
 }
 
-TEST_CASE("gpu unary: ucumk+* (cumsumprod) matches the CPU for every row count",
-          "[gpu][unary]") {
+TEST_CASE("gpu unary: ucumk+* (cumsumprod) matches the CPU for every row count", "[gpu][unary]") {
   const uint64_t seed = test::seed_from("gpu unary cumsumprod");
   for (mem::DType dt : {mem::DType::kFloat64, mem::DType::kFloat32}) {
     GpuEnv g(dt);
@@ -271,9 +270,8 @@ TEST_CASE("gpu unary: errors are the CPU's", "[gpu][unary]") {
   CHECK_THROWS_WITH(g.run("GPU°log°X·MATRIX·FP64°B·MATRIX·FP64°L·MATRIX·FP64"),
                     "log: base of shape 2x3 does not fit x of shape 4x5 (needs the same shape or "
                     "a row/column vector)");
-  CHECK_THROWS_WITH(
-      g.run("GPU°log°X·MATRIX·FP64°hello·SCALAR·STRING·true°L·MATRIX·FP64"),
-      "log: cannot apply to the STRING value 'hello'");
+  CHECK_THROWS_WITH(g.run("GPU°log°X·MATRIX·FP64°hello·SCALAR·STRING·true°L·MATRIX·FP64"),
+                    "log: cannot apply to the STRING value 'hello'");
 }
 
 TEST_CASE("gpu unary: scalars, isnan and urowcumk+ stay on the CPU", "[gpu][unary]") {
@@ -324,9 +322,8 @@ TEST_CASE("gpu unary: a chain stays on the device; stats name gpu_<opcode>", "[g
   c.run("CP°log°C·MATRIX·FP64°2·SCALAR·FP64·true°D·MATRIX·FP64°8");
   c.run("CP°softmax°D·MATRIX·FP64°E·MATRIX·FP64");
   const auto cmp = test::compare(g.host("E"), c.host("E"));
-  INFO("exp -> ucumk+ -> log base 2 -> softmax 300x200 dense FP64: " << cmp.report
-                                                                     << " max_abs_err="
-                                                                     << cmp.max_abs_err);
+  INFO("exp -> ucumk+ -> log base 2 -> softmax 300x200 dense FP64: "
+       << cmp.report << " max_abs_err=" << cmp.max_abs_err);
   CHECK(cmp.ok);
   CHECK(g.gpu->stats().from_dev_n == 1);
 }
