@@ -5,6 +5,14 @@
 
 namespace dmlrt::inst {
 
+bool is_integer_text(const std::string& s) {
+  size_t i = (!s.empty() && (s[0] == '-' || s[0] == '+')) ? 1 : 0;
+  if (i == s.size()) return false;
+  for (; i < s.size(); ++i)
+    if (s[i] < '0' || s[i] > '9') return false;
+  return true;
+}
+
 std::vector<std::string> split_keep_empty(const std::string& s, const std::string& delim) {
   std::vector<std::string> out;
   size_t start = 0;

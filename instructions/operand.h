@@ -30,6 +30,10 @@ inline constexpr const char* kTypeDelim = "\xC2\xB7";         // · U+00B7
 inline constexpr const char* kInstructionDelim = "\xE2\x80\xA1";  // ‡ U+2021
 inline constexpr const char* kPlaceholder = "\xC2\xB6";       // ¶ U+00B6
 
+// True when `s` is a plain decimal integer ("2", "-1", "+3"): tells a trailing thread count or
+// flag field from an operand.
+bool is_integer_text(const std::string& s);
+
 // Splits `s` on `delim`, keeping empty tokens (Java's split(delim, -1)).
 std::vector<std::string> split_keep_empty(const std::string& s, const std::string& delim);
 

@@ -13,13 +13,6 @@ namespace {
 
 namespace cpu = kernels::cpu;
 
-bool is_integer_text(const std::string& s) {
-  if (s.empty()) return false;
-  for (size_t i = (s[0] == '-') ? 1 : 0; i < s.size(); ++i)
-    if (!std::isdigit(static_cast<unsigned char>(s[i]))) return false;
-  return s != "-";
-}
-
 class StatsInstruction final : public Instruction {
  public:
   explicit StatsInstruction(InstructionText t) : Instruction(std::move(t)) {
