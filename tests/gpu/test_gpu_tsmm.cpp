@@ -53,7 +53,9 @@ TEST_CASE("gpu tsmm matches the CPU on all formats, shapes and precisions",
           const auto cmp = test::compare(got, ref, atol, tol_of(dt));
           INFO(cmp.report << " max_abs_err=" << cmp.max_abs_err);
           CHECK(cmp.ok);
-          // The result is exactly symmetric (the lower triangle is a copy).
+          // A dense X's result is exactly symmetric (syrk's triangle is copied); SpGEMM computes
+          // (i, j) and (j, i) separately, so a CSR X's may differ in the last bits.
+          if (f.sparse) continue;
           bool symmetric = got.rows() == got.cols();
           for (int64_t i = 0; symmetric && i < got.rows() && i < 64; ++i)
             for (int64_t j = 0; j < i; ++j) symmetric &= got.get(i, j) == got.get(j, i);
