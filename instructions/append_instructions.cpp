@@ -121,7 +121,8 @@ class AppendInstruction final : public Instruction {
         rows += x->rows();
       const bool empty = x->is_empty_sparse() || x->size() == 0;
       all_empty = all_empty && empty;
-      all_csr32 = all_csr32 && (empty || (x->is_sparse() && x->index_width() == mem::IndexWidth::k32));
+      all_csr32 =
+          all_csr32 && (empty || (x->is_sparse() && x->index_width() == mem::IndexWidth::k32));
       if (!empty) nnz += x->nnz();
     }
     const std::string what = "gpu_" + opcode() + " output";
@@ -150,11 +151,11 @@ class AppendInstruction final : public Instruction {
       with_dtype(gpu.dtype(), [&](auto tag) {
         using T = decltype(tag);
         if (xd == nullptr)
-          kernels::cuda::launch_fill_block(out.values_as<T>(), cols, r0, r0 + xr, c0, c0 + xc,
-                                           T(0), gpu.stream());
+          kernels::cuda::launch_fill_block(out.values_as<T>(), cols, r0, r0 + xr, c0, c0 + xc, T(0),
+                                           gpu.stream());
         else
-          kernels::cuda::launch_copy_block(xd->values_as<T>(), xr, xc, out.values_as<T>(), cols,
-                                           r0, c0, gpu.stream());
+          kernels::cuda::launch_copy_block(xd->values_as<T>(), xr, xc, out.values_as<T>(), cols, r0,
+                                           c0, gpu.stream());
       });
     }
     set_gpu_output(ec, gpu, out_.name, std::move(out));

@@ -81,10 +81,12 @@ class IndexingInstruction : public Instruction {
                  long_value(ec.scalar(bounds_[3]), "column")};
     DMLRT_REQUIRE(r.rl <= r.ru, ShapeError,
                   name_ << ": rows " << r.rl << ":" << r.ru
-                        << " is an empty range (lower > upper) for a " << kernels::dims_string(rows, cols) << " matrix");
+                        << " is an empty range (lower > upper) for a "
+                        << kernels::dims_string(rows, cols) << " matrix");
     DMLRT_REQUIRE(r.cl <= r.cu, ShapeError,
                   name_ << ": columns " << r.cl << ":" << r.cu
-                        << " is an empty range (lower > upper) for a " << kernels::dims_string(rows, cols) << " matrix");
+                        << " is an empty range (lower > upper) for a "
+                        << kernels::dims_string(rows, cols) << " matrix");
     DMLRT_REQUIRE(r.rl >= 1 && r.ru <= rows, ShapeError,
                   name_ << ": rows " << r.rl << ":" << r.ru << " out of bounds for a "
                         << kernels::dims_string(rows, cols) << " matrix");
@@ -140,10 +142,10 @@ mem::DeviceMatrix slice_csr(mem::GpuSession& gpu, const mem::DeviceMatrix& x, in
   if (nnz > 0)
     with_dtype(gpu.dtype(), [&](auto tag) {
       using T = decltype(tag);
-      kernels::cuda::launch_csr_slice_fill(
-          static_cast<const int32_t*>(x.row_ptr()), static_cast<const int32_t*>(x.col_idx()),
-          x.values_as<T>(), r0, r1, c0, c1, rp.as<int32_t>(), ci.as<int32_t>(), vals.as<T>(),
-          gpu.stream());
+      kernels::cuda::launch_csr_slice_fill(static_cast<const int32_t*>(x.row_ptr()),
+                                           static_cast<const int32_t*>(x.col_idx()),
+                                           x.values_as<T>(), r0, r1, c0, c1, rp.as<int32_t>(),
+                                           ci.as<int32_t>(), vals.as<T>(), gpu.stream());
     });
   return mem::DeviceMatrix::adopt_csr(rows, cols, nnz, gpu.dtype(), mem::IndexWidth::k32,
                                       std::move(rp), std::move(ci), std::move(vals));
@@ -233,10 +235,10 @@ class RightIndex final : public IndexingInstruction {
     }
     const int64_t rows = r.rows(), cols = r.cols();
     if (x->is_empty_sparse()) {
-      set_gpu_output(ec, gpu, out_.name,
-                     mem::DeviceMatrix::csr(gpu.memory(), rows, cols, 0, gpu.dtype(),
-                                            mem::IndexWidth::k32, gpu.stream(),
-                                            "gpu_rightIndex output"));
+      set_gpu_output(
+          ec, gpu, out_.name,
+          mem::DeviceMatrix::csr(gpu.memory(), rows, cols, 0, gpu.dtype(), mem::IndexWidth::k32,
+                                 gpu.stream(), "gpu_rightIndex output"));
       return;
     }
     if (x->is_sparse()) {
@@ -256,8 +258,8 @@ class RightIndex final : public IndexingInstruction {
                                                      gpu.stream(), "gpu_rightIndex output");
     with_dtype(gpu.dtype(), [&](auto tag) {
       using T = decltype(tag);
-      kernels::cuda::launch_slice(x->values_as<T>(), x->cols(), r0, r1, c0, c1,
-                                  out.values_as<T>(), gpu.stream());
+      kernels::cuda::launch_slice(x->values_as<T>(), x->cols(), r0, r1, c0, c1, out.values_as<T>(),
+                                  gpu.stream());
     });
     set_gpu_output(ec, gpu, out_.name, std::move(out));
   }
@@ -326,8 +328,8 @@ class LeftIndex final : public IndexingInstruction {
                     "leftIndex: the right-hand side is "
                         << kernels::dims_string(y->rows(), y->cols()) << " but the target range ["
                         << r.rl << ":" << r.ru << ", " << r.cl << ":" << r.cu << "] of the "
-                        << kernels::dims_string(x->rows(), x->cols()) << " matrix is "
-                        << r.rows() << "x" << r.cols());
+                        << kernels::dims_string(x->rows(), x->cols()) << " matrix is " << r.rows()
+                        << "x" << r.cols());
     }
     const std::string what = "gpu_leftIndex output";
     mem::DeviceMatrix out;  // (m, n) row-major

@@ -197,8 +197,8 @@ class Diag final : public ReorgInstruction {
       const mem::DeviceMatrix& xs = x.csr(gpu);
       if (xs.is_empty_sparse() || is_csr32(xs)) {
         mem::DeviceMatrix out =
-            mem::DeviceMatrix::csr(gpu.memory(), n, n, xs.nnz(), gpu.dtype(),
-                                   mem::IndexWidth::k32, gpu.stream(), "gpu_rdiag output");
+            mem::DeviceMatrix::csr(gpu.memory(), n, n, xs.nnz(), gpu.dtype(), mem::IndexWidth::k32,
+                                   gpu.stream(), "gpu_rdiag output");
         with_dtype(gpu.dtype(), [&](auto tag) {
           using T = decltype(tag);
           kernels::cuda::launch_csr_diag_from_vector(
@@ -222,9 +222,9 @@ class Diag final : public ReorgInstruction {
       return;
     }
     // (n, n) -> (n, 1)
-    mem::DeviceMatrix out = mem::DeviceMatrix::dense(gpu.memory(), n, 1, gpu.dtype(), gpu.stream(),
-                                                     "gpu_rdiag output",
-                                                     /*zero=*/x->is_empty_sparse());
+    mem::DeviceMatrix out =
+        mem::DeviceMatrix::dense(gpu.memory(), n, 1, gpu.dtype(), gpu.stream(), "gpu_rdiag output",
+                                 /*zero=*/x->is_empty_sparse());
     if (x->is_empty_sparse()) {
       set_gpu_output(ec, gpu, out_.name, std::move(out));
       return;
@@ -290,14 +290,13 @@ class Reshape final : public ReorgInstruction {
     const bool byrow = ec.scalar(byrow_).to_bool();
     DMLRT_REQUIRE(rows >= 0 && cols >= 0 && rows * cols == x->size(), ShapeError,
                   "rshape: cannot reshape a " << kernels::dims_string(x->rows(), x->cols())
-                                              << " matrix (" << x->size() << " cells) into "
-                                              << rows << "x" << cols << " (" << rows * cols
-                                              << " cells)");
+                                              << " matrix (" << x->size() << " cells) into " << rows
+                                              << "x" << cols << " (" << rows * cols << " cells)");
     if (x->is_empty_sparse()) {  // stays an empty CSR, no device memory
-      set_gpu_output(ec, gpu, out_.name,
-                     mem::DeviceMatrix::csr(gpu.memory(), rows, cols, 0, gpu.dtype(),
-                                            mem::IndexWidth::k32, gpu.stream(),
-                                            "gpu_rshape output"));
+      set_gpu_output(
+          ec, gpu, out_.name,
+          mem::DeviceMatrix::csr(gpu.memory(), rows, cols, 0, gpu.dtype(), mem::IndexWidth::k32,
+                                 gpu.stream(), "gpu_rshape output"));
       return;
     }
     const mem::DeviceMatrix& xd = x.dense(gpu);  // (m, n) row-major

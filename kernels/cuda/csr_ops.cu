@@ -104,9 +104,8 @@ __global__ void csr_reverse_rows_kernel(const int32_t* __restrict__ rp,
 
 // An (n, 1) CSR has at most one entry per row: its offsets stay, its column becomes the row.
 template <typename T>
-__global__ void csr_diag_from_vector_kernel(const int32_t* __restrict__ rp,
-                                            const T* __restrict__ v, int64_t n,
-                                            int32_t* __restrict__ out_rp,
+__global__ void csr_diag_from_vector_kernel(const int32_t* __restrict__ rp, const T* __restrict__ v,
+                                            int64_t n, int32_t* __restrict__ out_rp,
                                             int32_t* __restrict__ out_ci, T* __restrict__ out_v) {
   for (int64_t i = detail::global_thread(); i <= n; i += detail::grid_stride()) {
     out_rp[i] = rp[i];
@@ -146,11 +145,12 @@ void slice_to_dense(const I* rp, const I* ci, const T* v, int64_t r0, int64_t r1
                     int64_t c1, T* out, void* stream) {
   const int64_t nrows = r1 - r0;
   if (nrows <= 0 || c1 <= c0) return;
-  csr_slice_to_dense_kernel<I, T><<<warp_grid(nrows), detail::kThreads, 0,
-                                    detail::as_stream(stream)>>>(rp, ci, v, r0, nrows, c0, c1, out);
-  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "csr slice to dense rows [" << r0 << "," << r1
-                                                                       << ") cols [" << c0 << ","
-                                                                       << c1 << ")");
+  csr_slice_to_dense_kernel<I, T>
+      <<<warp_grid(nrows), detail::kThreads, 0, detail::as_stream(stream)>>>(rp, ci, v, r0, nrows,
+                                                                             c0, c1, out);
+  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "csr slice to dense rows ["
+                                               << r0 << "," << r1 << ") cols [" << c0 << "," << c1
+                                               << ")");
 }
 
 template <typename T>
@@ -178,8 +178,9 @@ template <typename T>
 void diag_from_vector(const int32_t* rp, const T* v, int64_t n, int64_t nnz, int32_t* out_rp,
                       int32_t* out_ci, T* out_v, void* stream) {
   if (nnz == 0) return;
-  csr_diag_from_vector_kernel<T><<<detail::grid_for(n + 1), detail::kThreads, 0,
-                                   detail::as_stream(stream)>>>(rp, v, n, out_rp, out_ci, out_v);
+  csr_diag_from_vector_kernel<T>
+      <<<detail::grid_for(n + 1), detail::kThreads, 0, detail::as_stream(stream)>>>(
+          rp, v, n, out_rp, out_ci, out_v);
   DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "csr diag vector->matrix n=" << n << " nnz=" << nnz);
 }
 
@@ -200,9 +201,10 @@ void rbind_part(const int32_t* rp, const int32_t* ci, const T* v, int64_t rows, 
       nnz > 0 ? rp : nullptr, rows, row_off, nnz_off, out_rp);
   DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "csr rbind offsets rows=" << rows << " at " << row_off);
   if (nnz == 0) return;
-  DMLRT_CUDA_CHECK_CTX(cudaMemcpyAsync(out_ci + nnz_off, ci, static_cast<size_t>(nnz) * sizeof(int32_t),
-                                       cudaMemcpyDeviceToDevice, s),
-                       "csr rbind column indices nnz=" << nnz);
+  DMLRT_CUDA_CHECK_CTX(
+      cudaMemcpyAsync(out_ci + nnz_off, ci, static_cast<size_t>(nnz) * sizeof(int32_t),
+                      cudaMemcpyDeviceToDevice, s),
+      "csr rbind column indices nnz=" << nnz);
   DMLRT_CUDA_CHECK_CTX(cudaMemcpyAsync(out_v + nnz_off, v, static_cast<size_t>(nnz) * sizeof(T),
                                        cudaMemcpyDeviceToDevice, s),
                        "csr rbind values nnz=" << nnz);
@@ -236,28 +238,27 @@ void launch_csr_slice_count(const int32_t* rp, const int32_t* ci, int64_t r0, in
   csr_slice_count_kernel<<<warp_grid(nrows > 0 ? nrows : 1), detail::kThreads, 0,
                            detail::as_stream(stream)>>>(rp, ci, r0, nrows, c0, c1,
                                                         c0 == 0 && c1 == in_cols, out_rp);
-  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "csr slice count rows [" << r0 << "," << r1
-                                                                    << ") cols [" << c0 << ","
-                                                                    << c1 << ")");
+  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "csr slice count rows [" << r0 << "," << r1 << ") cols ["
+                                                                    << c0 << "," << c1 << ")");
 }
 
 size_t csr_scan_workspace_bytes(int64_t n) {
   size_t bytes = 0;
   if (n <= 0) return 0;
-  DMLRT_CUDA_CHECK_CTX(cub::DeviceScan::InclusiveSum(nullptr, bytes, static_cast<int32_t*>(nullptr),
-                                                     static_cast<int32_t*>(nullptr),
-                                                     static_cast<int>(n)),
-                       "csr scan workspace n=" << n);
+  DMLRT_CUDA_CHECK_CTX(
+      cub::DeviceScan::InclusiveSum(nullptr, bytes, static_cast<int32_t*>(nullptr),
+                                    static_cast<int32_t*>(nullptr), static_cast<int>(n)),
+      "csr scan workspace n=" << n);
   return bytes;
 }
 
 void launch_csr_scan(int32_t* data, int64_t n, void* workspace, size_t workspace_bytes,
                      void* stream) {
   if (n <= 0) return;
-  DMLRT_CUDA_CHECK_CTX(cub::DeviceScan::InclusiveSum(workspace, workspace_bytes, data, data,
-                                                     static_cast<int>(n),
-                                                     detail::as_stream(stream)),
-                       "csr scan n=" << n);
+  DMLRT_CUDA_CHECK_CTX(
+      cub::DeviceScan::InclusiveSum(workspace, workspace_bytes, data, data, static_cast<int>(n),
+                                    detail::as_stream(stream)),
+      "csr scan n=" << n);
 }
 
 void launch_csr_slice_fill(const int32_t* rp, const int32_t* ci, const double* v, int64_t r0,

@@ -3,7 +3,6 @@
 // inputs, zero-row and zero-column inputs, 1x1, odd and larger-than-block shapes, FP64 and FP32;
 // rbind of CSR inputs stays CSR; errors identical to the CPU's.
 #include <catch2/catch.hpp>
-
 #include <string>
 #include <vector>
 
@@ -133,8 +132,8 @@ TEST_CASE("gpu n-ary cbind and rbind match the CPU", "[gpu][append]") {
                 const MatrixBlock& m = inputs[i][fs[i]];
                 csr = csr && nonempty_csr(m);
                 env.bind(std::string(1, static_cast<char>('A' + i)), m);
-                label += " " + describe(i == 0 ? "A" : (i == 1 ? "B" : "C"), shapes[i],
-                                        formats()[fs[i]]);
+                label += " " +
+                         describe(i == 0 ? "A" : (i == 1 ? "B" : "C"), shapes[i], formats()[fs[i]]);
               }
               check_vs_cpu(env, dt, op, "A·MATRIX·FP64°B·MATRIX·FP64°C·MATRIX·FP64°OUT", label,
                            csr ? 1 : -1);
@@ -169,8 +168,10 @@ TEST_CASE("gpu append errors are the CPU's", "[gpu][append]") {
     }
     for (const char* op : {"cbind", "rbind"}) {
       const std::string fields = "A·MATRIX·FP64°A·MATRIX·FP64°B·MATRIX·FP64°";
-      const std::string cpu = error_of(env, std::string("CP°") + op + "°" + fields + "R·MATRIX·FP64");
-      const std::string gpu = error_of(env, std::string("GPU°") + op + "°" + fields + "G·MATRIX·FP64");
+      const std::string cpu =
+          error_of(env, std::string("CP°") + op + "°" + fields + "R·MATRIX·FP64");
+      const std::string gpu =
+          error_of(env, std::string("GPU°") + op + "°" + fields + "G·MATRIX·FP64");
       INFO(op << (sparse ? " sparse" : " dense"));
       CHECK(cpu != "<no error>");
       CHECK(gpu == cpu);

@@ -3,7 +3,6 @@
 // vectors, odd and larger-than-block shapes, FP64 and FP32 (inputs rounded to float); scalar
 // outputs; CSR slices that stay CSR; targets left unchanged; errors identical to the CPU's.
 #include <catch2/catch.hpp>
-
 #include <string>
 #include <utility>
 #include <vector>
@@ -96,8 +95,8 @@ std::vector<Range> ranges_of(int64_t r, int64_t c) {
 
 std::string label_of(const char* op, int64_t r, int64_t c, const Format& f, const Range& g) {
   std::ostringstream os;
-  os << op << " X(" << r << "x" << c << " " << f.name << ")[" << g.rl << ":" << g.ru << ", "
-     << g.cl << ":" << g.cu << "] (" << g.name << ")";
+  os << op << " X(" << r << "x" << c << " " << f.name << ")[" << g.rl << ":" << g.ru << ", " << g.cl
+     << ":" << g.cu << "] (" << g.name << ")";
   return os.str();
 }
 
@@ -210,7 +209,8 @@ TEST_CASE("gpu indexing errors are the CPU's", "[gpu][indexing]") {
       check_same_error(env, "leftIndex", "X·MATRIX·FP64°1·SCALAR·FP64·true°" + b + "°OUT");
     }
     check_same_error(env, "rightIndex", "X·MATRIX·FP64°" + bounds(1, 2, 1, 1) + "°OUT", "SCALAR");
-    check_same_error(env, "leftIndex", "X·MATRIX·FP64°Y·MATRIX·FP64°" + bounds(1, 2, 1, 3) + "°OUT");
+    check_same_error(env, "leftIndex",
+                     "X·MATRIX·FP64°Y·MATRIX·FP64°" + bounds(1, 2, 1, 3) + "°OUT");
   }
   REQUIRE_THROWS_WITH(
       env.run("GPU°rightIndex°X·MATRIX·FP64°" + bounds(1, 4, 1, 1) + "°G·MATRIX·FP64"),

@@ -3,7 +3,6 @@
 // shapes, FP64 (1e-9) and FP32 (inputs rounded to float; data movement is exact). Also the
 // device format of results that stay CSR, and errors identical to the CPU's.
 #include <catch2/catch.hpp>
-
 #include <string>
 #include <utility>
 #include <vector>
@@ -77,8 +76,8 @@ std::string shape_label(const char* op, int64_t r, int64_t c, const Format& f) {
 }
 
 const std::vector<std::pair<int64_t, int64_t>>& shapes() {
-  static const std::vector<std::pair<int64_t, int64_t>> s = {
-      {1, 1}, {0, 4}, {4, 0}, {7, 1}, {1, 7}, {33, 65}, {1000, 1003}};
+  static const std::vector<std::pair<int64_t, int64_t>> s = {{1, 1}, {0, 4},   {4, 0},      {7, 1},
+                                                             {1, 7}, {33, 65}, {1000, 1003}};
   return s;
 }
 
@@ -124,8 +123,7 @@ TEST_CASE("gpu rdiag matches the CPU: vector -> diagonal (CSR) and square -> dia
         env.bind("A", input(r, c, f, seed + r * 7 + c, dt));
         // A vector gives a CSR diagonal on the GPU; a square matrix a dense vector.
         const int expect = c == 1 ? 1 : (r == 0 ? -1 : 0);
-        check_vs_cpu(env, dt, "rdiag", "A·MATRIX·FP64°OUT", shape_label("rdiag", r, c, f),
-                     expect);
+        check_vs_cpu(env, dt, "rdiag", "A·MATRIX·FP64°OUT", shape_label("rdiag", r, c, f), expect);
       }
   }
 }
