@@ -135,9 +135,9 @@ class Rand final : public Instruction {
   // on the device, and takes the host format SystemDS would pick when it is copied back. A rand
   // with nothing to draw is an empty CSR.
   void execute_gpu(ExecutionContext& ec, mem::GpuSession& gpu, const kernels::cpu::RandSpec& spec) {
-    const bool zeros = spec.rows == 0 || spec.cols == 0 || spec.sparsity == 0.0 ||
-                       (spec.pdf == kernels::cpu::RandPdf::kUniform && spec.min == 0.0 &&
-                        spec.max == 0.0);
+    const bool zeros =
+        spec.rows == 0 || spec.cols == 0 || spec.sparsity == 0.0 ||
+        (spec.pdf == kernels::cpu::RandPdf::kUniform && spec.min == 0.0 && spec.max == 0.0);
     if (zeros) {  // nothing drawn: an empty CSR, which holds no device memory (as the CPU's)
       set_gpu_output(ec, gpu, out_.name,
                      mem::DeviceMatrix::csr(gpu.memory(), spec.rows, spec.cols, 0, gpu.dtype(),
@@ -197,7 +197,8 @@ class Seq final : public Instruction {
 #ifdef DMLRT_WITH_CUDA
     if (ec.options().gpu) {
       const int64_t n = kernels::cpu::seq_length(from, to, incr);
-      if (mem::GpuSession* gpu = ec.gpu_for(*this, dense_device_bytes(ec.options().gpu.get(), n, 1))) {
+      if (mem::GpuSession* gpu =
+              ec.gpu_for(*this, dense_device_bytes(ec.options().gpu.get(), n, 1))) {
         // (n, 1); launch_seq reproduces seq_column's repeated-addition rounding exactly.
         mem::DeviceMatrix out = mem::DeviceMatrix::dense(gpu->memory(), n, 1, gpu->dtype(),
                                                          gpu->stream(), "gpu_seq output");

@@ -78,10 +78,10 @@ class Solve final : public Instruction {
   // Note [GPU solve]
   // cuSOLVER is column-major. The column-major copy of row-major A is A's transpose, so A is
   // transposed explicitly (cuBLAS geam into scratch) rather than solving with A^T's factors and
-  // getrs(TRANS): factoring A itself takes the pivots LAPACK's dgesv takes on the CPU, so an exactly
-  // singular A reports the same U(i,i) in the same error text. b (n, k) is transposed likewise
-  // (not for k == 1: a column is the same data in both layouts) and the solution transposed back.
-  // getrf's devInfo is read after getrs: the only synchronisation of the op.
+  // getrs(TRANS): factoring A itself takes the pivots LAPACK's dgesv takes on the CPU, so an
+  // exactly singular A reports the same U(i,i) in the same error text. b (n, k) is transposed
+  // likewise (not for k == 1: a column is the same data in both layouts) and the solution
+  // transposed back. getrf's devInfo is read after getrs: the only synchronisation of the op.
   void execute_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
     DeviceRead a = gpu_read(ec, gpu, a_);
     DeviceRead b = gpu_read(ec, gpu, b_);
@@ -138,10 +138,9 @@ class Solve final : public Instruction {
     gpu.synchronize("solve devInfo");
     // The CPU kernel's messages (kernels/cpu/solve.cpp).
     DMLRT_REQUIRE(host_info[0] <= 0, RuntimeError,
-                  "solve: matrix is singular: U(" << host_info[0] << "," << host_info[0]
-                                                  << ") of the LU factorisation of the "
-                                                  << kernels::dims_string(n, n)
-                                                  << " A is exactly zero");
+                  "solve: matrix is singular: U("
+                      << host_info[0] << "," << host_info[0] << ") of the LU factorisation of the "
+                      << kernels::dims_string(n, n) << " A is exactly zero");
     DMLRT_REQUIRE(host_info[0] == 0 && host_info[1] == 0, Error,
                   "solve: cusolver getrf/getrs rejected argument "
                       << -(host_info[0] != 0 ? host_info[0] : host_info[1]));

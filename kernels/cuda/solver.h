@@ -20,9 +20,9 @@ void getrf(void* cusolver, int64_t n, float* a, float* work, int* pivots, int* i
 
 // Solves op(A) X = B with getrf's factors of A, op = transpose when `trans`; b (n, nrhs)
 // column-major is overwritten by X; *info (device int) < 0 names a bad argument.
-void getrs(void* cusolver, bool trans, int64_t n, int64_t nrhs, const double* lu,
-           const int* pivots, double* b, int* info);
-void getrs(void* cusolver, bool trans, int64_t n, int64_t nrhs, const float* lu,
-           const int* pivots, float* b, int* info);
+void getrs(void* cusolver, bool trans, int64_t n, int64_t nrhs, const double* lu, const int* pivots,
+           double* b, int* info);
+void getrs(void* cusolver, bool trans, int64_t n, int64_t nrhs, const float* lu, const int* pivots,
+           float* b, int* info);
 
 }  // namespace dmlrt::kernels::cuda

@@ -4,7 +4,6 @@
 // shapes, FP64 (the Philox cells give identical values) and FP32 (the values rounded to float);
 // seq over several increments. Each case names op, shape, parameters and precision.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 
 #include "gpu_env.h"
@@ -52,8 +51,8 @@ void compare_case(GpuEnv& env, CpuEnv& cpu, mem::DType dt) {
 }  // namespace
 
 TEST_CASE("gpu rand matches the CPU cell for cell", "[gpu][kernel][datagen]") {
-  const std::vector<std::pair<int64_t, int64_t>> shapes = {{1, 1},  {0, 5},   {5, 0},     {1, 7},
-                                                           {7, 1},  {33, 65}, {1000, 1003}};
+  const std::vector<std::pair<int64_t, int64_t>> shapes = {{1, 1}, {0, 5},   {5, 0},      {1, 7},
+                                                           {7, 1}, {33, 65}, {1000, 1003}};
   struct Params {
     const char* pdf;
     double min, max, lambda;
@@ -74,8 +73,8 @@ TEST_CASE("gpu rand matches the CPU cell for cell", "[gpu][kernel][datagen]") {
                          << " " << prec_name(dt));
             const std::string rows = std::to_string(r) + "·SCALAR·INT64·true";
             const std::string cols = std::to_string(c) + "·SCALAR·INT64·true";
-            CHECK(env.run(rand_line("GPU", rows, cols, p.min, p.max, sparsity, seed, p.pdf,
-                                    p.lambda)));
+            CHECK(env.run(
+                rand_line("GPU", rows, cols, p.min, p.max, sparsity, seed, p.pdf, p.lambda)));
             cpu.run(rand_line("CP", rows, cols, p.min, p.max, sparsity, seed, p.pdf, p.lambda));
             compare_case(env, cpu, dt);
           }
@@ -92,8 +91,8 @@ TEST_CASE("gpu rand reads dims from INT64 and FP64 variables like the CPU", "[gp
   INFO("rand uniform r(INT64 var)=37 x c(FP64 var)=12 sparsity=0.3 seed=42 FP64");
   CHECK(env.run(rand_line("GPU", "r·SCALAR·INT64·false", "c·SCALAR·FP64·false", -1, 1, 0.3, 42,
                           "uniform", 1.0)));
-  cpu.run(rand_line("CP", "r·SCALAR·INT64·false", "c·SCALAR·FP64·false", -1, 1, 0.3, 42,
-                    "uniform", 1.0));
+  cpu.run(rand_line("CP", "r·SCALAR·INT64·false", "c·SCALAR·FP64·false", -1, 1, 0.3, 42, "uniform",
+                    1.0));
   CHECK(env.host("OUT").rows() == 37);
   CHECK(env.host("OUT").cols() == 12);
   compare_case(env, cpu, mem::DType::kFloat64);
@@ -135,9 +134,10 @@ TEST_CASE("gpu seq matches the CPU's repeated addition", "[gpu][kernel][datagen]
   struct Seq {
     double from, to, incr;
   };
-  const std::vector<Seq> seqs = {{1, 10, 1},     {1, 2, 0.1},      {10, 1, -1},   {3, 1, 1},
-                                 {0, 0, 1},      {-5, 5, 0.3},     {1, 1e6, 1},   {0.1, 1000.1, 0.7},
-                                 {-1, -1e5, -3}, {1e-3, 2.5, 1e-4}, {7, 7.5, 2.0}};
+  const std::vector<Seq> seqs = {{1, 10, 1},        {1, 2, 0.1},        {10, 1, -1},
+                                 {3, 1, 1},         {0, 0, 1},          {-5, 5, 0.3},
+                                 {1, 1e6, 1},       {0.1, 1000.1, 0.7}, {-1, -1e5, -3},
+                                 {1e-3, 2.5, 1e-4}, {7, 7.5, 2.0}};
   for (mem::DType dt : {mem::DType::kFloat64, mem::DType::kFloat32}) {
     GpuEnv env(dt);
     CpuEnv cpu;

@@ -4,9 +4,8 @@
 // rounded to float) to 1e-4 relative to max|x| (times sqrt(n)/4 for n > 16: LU's rounding grows
 // with n). Dense / sparse / ultra-sparse A and b, empty systems, 1x1, odd and larger-than-block n,
 // several right-hand sides; shape errors and a singular A with the CPU's messages.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <functional>
 
@@ -119,9 +118,8 @@ TEST_CASE("gpu solve rejects bad shapes and singular A with the CPU's messages",
       cpu.bind("B", b);
       const std::string ge = error_of([&] { env.run(std::string("GPU") + kLine); });
       const std::string ce = error_of([&] { cpu.run(std::string("CP") + kLine); });
-      INFO("solve A " << a.rows() << "x" << a.cols() << " b " << b.rows() << "x" << b.cols()
-                      << " " << prec_name(dt) << ": GPU error '" << ge << "', CPU error '" << ce
-                      << "'");
+      INFO("solve A " << a.rows() << "x" << a.cols() << " b " << b.rows() << "x" << b.cols() << " "
+                      << prec_name(dt) << ": GPU error '" << ge << "', CPU error '" << ce << "'");
       CHECK(ge == ce);
       CHECK_THAT(ge, Catch::Contains(expected));
     };

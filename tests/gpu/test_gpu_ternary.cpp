@@ -4,7 +4,6 @@
 // rounded to float). All-scalar forms stay on the CPU. Each case names op, operands, shape,
 // formats and precision.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <limits>
 
@@ -47,8 +46,8 @@ std::string operand_text(Kind k, int pos, double s) {
 
 TEST_CASE("gpu ternary matches the CPU for every operand mix, shape, format and precision",
           "[gpu][kernel][ternary]") {
-  const std::vector<std::pair<int64_t, int64_t>> shapes = {{1, 1},  {0, 4},   {4, 0},     {7, 1},
-                                                           {1, 7},  {33, 65}, {1000, 1003}};
+  const std::vector<std::pair<int64_t, int64_t>> shapes = {{1, 1}, {0, 4},   {4, 0},      {7, 1},
+                                                           {1, 7}, {33, 65}, {1000, 1003}};
   const uint64_t seed = test::seed_from("gpu ternary");
   for (mem::DType dt : {mem::DType::kFloat64, mem::DType::kFloat32}) {
     GpuEnv env(dt);
@@ -70,8 +69,8 @@ TEST_CASE("gpu ternary matches the CPU for every operand mix, shape, format and 
               const double s = i == 0 ? (pattern % 2 ? 0.0 : 1.5) : (i == 1 ? 2.5 : -0.75);
               label << " " << kNames[i] << "=" << kind_name(kinds[i]);
               if (kinds[i] == Kind::kMatrix) {
-                MatrixBlock m = test::random_block(r, c, fmt.sparsity, seed + pattern * 7 + i,
-                                                   -2, 2, fmt.sparse);
+                MatrixBlock m = test::random_block(r, c, fmt.sparsity, seed + pattern * 7 + i, -2,
+                                                   2, fmt.sparse);
                 if (dt == mem::DType::kFloat32) m = rounded_f32(m);
                 label << "(" << fmt.name << ")";
                 env.bind(kNames[i], m);
@@ -156,8 +155,8 @@ TEST_CASE("gpu ternary rejects mismatched shapes with the CPU's message", "[gpu]
 
 TEST_CASE("gpu ternary: all-scalar forms stay on the CPU", "[gpu][ternary]") {
   GpuEnv env(mem::DType::kFloat64, -1, mem::EvictionPolicy::kLru, inst::GpuMode::kForce);
-  CHECK_FALSE(env.run(
-      "GPU°+*°1·SCALAR·FP64·true°2·SCALAR·FP64·true°3·SCALAR·FP64·true°s·SCALAR·FP64"));
+  CHECK_FALSE(
+      env.run("GPU°+*°1·SCALAR·FP64·true°2·SCALAR·FP64·true°3·SCALAR·FP64·true°s·SCALAR·FP64"));
   CHECK(env.ec->scalar("s").to_double() == 7.0);
   CHECK_FALSE(env.run(
       "CP°ifelse°0·SCALAR·FP64·true°10·SCALAR·INT64·true°20·SCALAR·INT64·true°t·SCALAR·INT64"));

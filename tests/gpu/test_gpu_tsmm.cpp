@@ -2,9 +2,8 @@
 // backend: dense X through cuBLAS syrk plus the triangle copy, CSR X through SpGEMM, over dense /
 // sparse / ultra-sparse / empty inputs, vector, 1x1, empty, odd and larger-than-block shapes,
 // FP64 (1e-9) and FP32 (1e-4 relative to the size of the dot products, inputs rounded to float).
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 
 #include "gpu_env.h"
@@ -38,8 +37,7 @@ TEST_CASE("gpu tsmm matches the CPU on all formats, shapes and precisions",
         for (const char* type : {"LEFT", "RIGHT"}) {
           MatrixBlock x = test::random_block(r, c, f.sparsity, seed + r * 13 + c, -1, 1, f.sparse);
           if (dt == mem::DType::kFloat32) x = rounded_f32(x);
-          INFO("tsmm " << type << " X(" << r << "x" << c << " " << f.name << ") "
-                       << prec_name(dt));
+          INFO("tsmm " << type << " X(" << r << "x" << c << " " << f.name << ") " << prec_name(dt));
           env.bind("X", x);
           cpu.bind("X", x);
           const std::string line = std::string("°tsmm°X·MATRIX·FP64°C·MATRIX·FP64°") + type + "°2";
