@@ -54,6 +54,8 @@ plans() {  # every integration plan, run by the plan runner; prints "N passed, M
   [ "$fail" -eq 0 ]
 }
 run_step plans plans
+# Every plan and conformance case once on the CPU and once with -gpu force: same outputs.
+run_step plans_gpu python3 tests/gpu/run_plans_gpu.py --dmlrt "$carry/dmlrt"
 if command -v compute-sanitizer >/dev/null; then
   run_step sanitizer timeout 240 compute-sanitizer --tool memcheck --error-exitcode 9 \
     "$carry/dmlrt_gpu_tests" "${SANITIZE_FILTER:-[memory]}"
