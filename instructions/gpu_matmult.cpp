@@ -15,6 +15,8 @@
 #ifdef DMLRT_WITH_CUDA
 #include "instructions/gpu_matmult.h"
 
+#include <string>
+
 #include "gpu_context/cusparse_descriptors.h"
 #include "gpu_context/error.h"
 #include "kernels/cuda/blas.h"
@@ -55,6 +57,48 @@ DeviceMatrix dense_dense(mem::GpuSession& gpu, const DeviceMatrix& a, const Devi
   return c;
 }
 
+// C (p, q) = S (p, k) D (k, q) for a CSR S and a dense D, both dense operands in `order`
+// (row-major: leading dimension q; column-major: k for D, p for C); q == 1 runs SpMV.
+// `dense_what` names D in error messages.
+void csr_times_dense(mem::GpuSession& gpu, const DeviceMatrix& s, void* d, void* c, int64_t p,
+                     int64_t k, int64_t q, cusparseOrder_t order, const std::string& dense_what) {
+  const cudaDataType vt = cuda_type(gpu.dtype());
+  const double one64 = 1, zero64 = 0;
+  const float one32 = 1, zero32 = 0;
+  const void* one = gpu.dtype() == DType::kFloat64 ? static_cast<const void*>(&one64) : &one32;
+  const void* zero = gpu.dtype() == DType::kFloat64 ? static_cast<const void*>(&zero64) : &zero32;
+  cusparseHandle_t h = gpu.context().cusparse();
+  gpu::UniqueSpMat ss = csr_descriptor(s);
+  size_t buf_bytes = 0;
+  if (q == 1) {
+    gpu::UniqueDnVec x = gpu::make_vector(k, d, vt);
+    gpu::UniqueDnVec y = gpu::make_vector(p, c, vt);
+    DMLRT_CUSPARSE_CHECK_CTX(
+        cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, one, ss.get(), x.get(), zero,
+                                y.get(), vt, CUSPARSE_SPMV_ALG_DEFAULT, &buf_bytes),
+        "SpMV " << s.describe());
+    mem::DeviceAllocation buf = gpu.scratch(buf_bytes, "cusparseSpMV buffer");
+    DMLRT_CUSPARSE_CHECK_CTX(cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, one, ss.get(),
+                                          x.get(), zero, y.get(), vt, CUSPARSE_SPMV_ALG_DEFAULT,
+                                          buf.data()),
+                             "SpMV " << s.describe());
+    return;
+  }
+  const bool row = order == CUSPARSE_ORDER_ROW;
+  gpu::UniqueDnMat dd = gpu::make_dense(k, q, row ? q : k, d, vt, order);
+  gpu::UniqueDnMat dc = gpu::make_dense(p, q, row ? q : p, c, vt, order);
+  DMLRT_CUSPARSE_CHECK_CTX(
+      cusparseSpMM_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                              one, ss.get(), dd.get(), zero, dc.get(), vt, CUSPARSE_SPMM_ALG_DEFAULT,
+                              &buf_bytes),
+      "SpMM " << s.describe() << " x " << dense_what);
+  mem::DeviceAllocation buf = gpu.scratch(buf_bytes, "cusparseSpMM buffer");
+  DMLRT_CUSPARSE_CHECK_CTX(
+      cusparseSpMM(h, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, one,
+                   ss.get(), dd.get(), zero, dc.get(), vt, CUSPARSE_SPMM_ALG_DEFAULT, buf.data()),
+      "SpMM " << s.describe() << " x " << dense_what);
+}
+
 DeviceMatrix sparse_dense(mem::GpuSession& gpu, const DeviceMatrix& a_in, const DeviceMatrix& b_in,
                           bool ta, bool tb, int64_t m, int64_t k, int64_t n) {
   DeviceMatrix at, bt;
@@ -63,40 +107,7 @@ DeviceMatrix sparse_dense(mem::GpuSession& gpu, const DeviceMatrix& a_in, const 
   const DeviceMatrix& b = tb && n > 1 ? (bt = gpu.transpose(b_in, "gpu_ba+* t(B)")) : b_in;
   DeviceMatrix c = DeviceMatrix::dense(gpu.memory(), m, n, gpu.dtype(), gpu.stream(),
                                        "gpu_ba+* output");
-  const cudaDataType vt = cuda_type(gpu.dtype());
-  const double one64 = 1, zero64 = 0;
-  const float one32 = 1, zero32 = 0;
-  const void* one = gpu.dtype() == DType::kFloat64 ? static_cast<const void*>(&one64) : &one32;
-  const void* zero = gpu.dtype() == DType::kFloat64 ? static_cast<const void*>(&zero64) : &zero32;
-  cusparseHandle_t h = gpu.context().cusparse();
-  gpu::UniqueSpMat sa = csr_descriptor(a);
-  size_t buf_bytes = 0;
-  if (n == 1) {
-    gpu::UniqueDnVec x = gpu::make_vector(k, b.values(), vt);
-    gpu::UniqueDnVec y = gpu::make_vector(m, c.values(), vt);
-    DMLRT_CUSPARSE_CHECK_CTX(
-        cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, one, sa.get(), x.get(), zero,
-                                y.get(), vt, CUSPARSE_SPMV_ALG_DEFAULT, &buf_bytes),
-        "SpMV " << a.describe());
-    mem::DeviceAllocation buf = gpu.scratch(buf_bytes, "cusparseSpMV buffer");
-    DMLRT_CUSPARSE_CHECK_CTX(cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, one, sa.get(),
-                                          x.get(), zero, y.get(), vt, CUSPARSE_SPMV_ALG_DEFAULT,
-                                          buf.data()),
-                             "SpMV " << a.describe());
-    return c;
-  }
-  gpu::UniqueDnMat db = gpu::make_dense(k, n, n, b.values(), vt, CUSPARSE_ORDER_ROW);
-  gpu::UniqueDnMat dc = gpu::make_dense(m, n, n, c.values(), vt, CUSPARSE_ORDER_ROW);
-  DMLRT_CUSPARSE_CHECK_CTX(
-      cusparseSpMM_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE,
-                              one, sa.get(), db.get(), zero, dc.get(), vt, CUSPARSE_SPMM_ALG_DEFAULT,
-                              &buf_bytes),
-      "SpMM " << a.describe() << " x " << b.describe());
-  mem::DeviceAllocation buf = gpu.scratch(buf_bytes, "cusparseSpMM buffer");
-  DMLRT_CUSPARSE_CHECK_CTX(
-      cusparseSpMM(h, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, one,
-                   sa.get(), db.get(), zero, dc.get(), vt, CUSPARSE_SPMM_ALG_DEFAULT, buf.data()),
-      "SpMM " << a.describe() << " x " << b.describe());
+  csr_times_dense(gpu, a, b.values(), c.values(), m, k, n, CUSPARSE_ORDER_ROW, b.describe());
   return c;
 }
 
@@ -109,40 +120,8 @@ DeviceMatrix dense_sparse(mem::GpuSession& gpu, const DeviceMatrix& a_in, const 
   const DeviceMatrix& d = ta && m > 1 ? (at = gpu.transpose(a_in, "gpu_ba+* t(A)")) : a_in;
   DeviceMatrix c = DeviceMatrix::dense(gpu.memory(), m, n, gpu.dtype(), gpu.stream(),
                                        "gpu_ba+* output");
-  const cudaDataType vt = cuda_type(gpu.dtype());
-  const double one64 = 1, zero64 = 0;
-  const float one32 = 1, zero32 = 0;
-  const void* one = gpu.dtype() == DType::kFloat64 ? static_cast<const void*>(&one64) : &one32;
-  const void* zero = gpu.dtype() == DType::kFloat64 ? static_cast<const void*>(&zero64) : &zero32;
-  cusparseHandle_t h = gpu.context().cusparse();
-  gpu::UniqueSpMat ss = csr_descriptor(s);
-  size_t buf_bytes = 0;
-  if (m == 1) {
-    gpu::UniqueDnVec x = gpu::make_vector(k, d.values(), vt);
-    gpu::UniqueDnVec y = gpu::make_vector(n, c.values(), vt);
-    DMLRT_CUSPARSE_CHECK_CTX(
-        cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, one, ss.get(), x.get(), zero,
-                                y.get(), vt, CUSPARSE_SPMV_ALG_DEFAULT, &buf_bytes),
-        "SpMV " << s.describe());
-    mem::DeviceAllocation buf = gpu.scratch(buf_bytes, "cusparseSpMV buffer");
-    DMLRT_CUSPARSE_CHECK_CTX(cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, one, ss.get(),
-                                          x.get(), zero, y.get(), vt, CUSPARSE_SPMV_ALG_DEFAULT,
-                                          buf.data()),
-                             "SpMV " << s.describe());
-    return c;
-  }
-  gpu::UniqueDnMat dd = gpu::make_dense(k, m, k, d.values(), vt, CUSPARSE_ORDER_COL);
-  gpu::UniqueDnMat dc = gpu::make_dense(n, m, n, c.values(), vt, CUSPARSE_ORDER_COL);
-  DMLRT_CUSPARSE_CHECK_CTX(
-      cusparseSpMM_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE,
-                              one, ss.get(), dd.get(), zero, dc.get(), vt, CUSPARSE_SPMM_ALG_DEFAULT,
-                              &buf_bytes),
-      "SpMM " << s.describe() << " x dense " << k << "x" << m);
-  mem::DeviceAllocation buf = gpu.scratch(buf_bytes, "cusparseSpMM buffer");
-  DMLRT_CUSPARSE_CHECK_CTX(
-      cusparseSpMM(h, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, one,
-                   ss.get(), dd.get(), zero, dc.get(), vt, CUSPARSE_SPMM_ALG_DEFAULT, buf.data()),
-      "SpMM " << s.describe() << " x dense " << k << "x" << m);
+  csr_times_dense(gpu, s, d.values(), c.values(), n, k, m, CUSPARSE_ORDER_COL,
+                  "dense " + std::to_string(k) + "x" + std::to_string(m));
   return c;
 }
 

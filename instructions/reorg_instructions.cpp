@@ -31,8 +31,23 @@ int64_t long_value(const ScalarValue& v) {
 
 // Base of the four reorg instructions: one matrix input, one matrix output.
 class ReorgInstruction : public Instruction {
+ public:
+  // On the GPU when the placement allows (every reorg op has a GPU path), else on the CPU.
+  void execute(ExecutionContext& ec) final {
+#ifdef DMLRT_WITH_CUDA
+    if (ec.options().gpu)
+      if (mem::GpuSession* gpu = ec.gpu_for(*this, operand_bytes(ec))) return execute_gpu(ec, *gpu);
+#endif
+    execute_cpu(ec);
+  }
+
  protected:
   explicit ReorgInstruction(InstructionText t) : Instruction(std::move(t)) {}
+
+  virtual void execute_cpu(ExecutionContext& ec) = 0;
+#ifdef DMLRT_WITH_CUDA
+  virtual void execute_gpu(ExecutionContext& ec, mem::GpuSession& gpu) = 0;
+#endif
 
   void parse_in_out(size_t in_pos, size_t out_pos) {
     in_ = operand(in_pos);
@@ -81,11 +96,7 @@ class Transpose final : public ReorgInstruction {
     expect_fields(2, 3);
     parse_in_out(0, 1);
   }
-  void execute(ExecutionContext& ec) override {
-#ifdef DMLRT_WITH_CUDA
-    if (ec.options().gpu)
-      if (mem::GpuSession* gpu = ec.gpu_for(*this, operand_bytes(ec))) return execute_gpu(ec, *gpu);
-#endif
+  void execute_cpu(ExecutionContext& ec) override {
     ec.set_matrix(out_.name, kernels::cpu::transpose(*ec.matrix(in_)));
   }
 
@@ -93,7 +104,7 @@ class Transpose final : public ReorgInstruction {
 #ifdef DMLRT_WITH_CUDA
   // CSR: cuSPARSE csr2csc, the output stays CSR (int64-index CSRs take the dense path: csr2csc
   // is int32 only). Dense: the tiled transpose kernel.
-  void execute_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
+  void execute_gpu(ExecutionContext& ec, mem::GpuSession& gpu) override {
     DeviceRead x = gpu_read(ec, gpu, in_);
     if (x->is_empty_sparse() || is_csr32(*x)) {
       set_gpu_output(ec, gpu, out_.name, gpu.transpose(*x, "gpu_r' output"));
@@ -120,18 +131,14 @@ class Reverse final : public ReorgInstruction {
     expect_fields(2, 3);
     parse_in_out(0, 1);
   }
-  void execute(ExecutionContext& ec) override {
-#ifdef DMLRT_WITH_CUDA
-    if (ec.options().gpu)
-      if (mem::GpuSession* gpu = ec.gpu_for(*this, operand_bytes(ec))) return execute_gpu(ec, *gpu);
-#endif
+  void execute_cpu(ExecutionContext& ec) override {
     ec.set_matrix(out_.name, kernels::cpu::reverse_rows(*ec.matrix(in_)));
   }
 
  private:
 #ifdef DMLRT_WITH_CUDA
   // CSR (int32): rows reversed in CSR form, nnz unchanged (no densification, no sync).
-  void execute_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
+  void execute_gpu(ExecutionContext& ec, mem::GpuSession& gpu) override {
     DeviceRead x = gpu_read(ec, gpu, in_);
     if (x->is_empty_sparse() || is_csr32(*x)) {
       mem::DeviceMatrix out =
@@ -168,11 +175,7 @@ class Diag final : public ReorgInstruction {
     expect_fields(2, 3);
     parse_in_out(0, 1);
   }
-  void execute(ExecutionContext& ec) override {
-#ifdef DMLRT_WITH_CUDA
-    if (ec.options().gpu)
-      if (mem::GpuSession* gpu = ec.gpu_for(*this, operand_bytes(ec))) return execute_gpu(ec, *gpu);
-#endif
+  void execute_cpu(ExecutionContext& ec) override {
     auto in = ec.matrix(in_);
     // SystemDS's validator rejects other shapes at compile time ("diag can either: (1) create
     // diagonal matrix from (n x 1) matrix, or (2) take diagonal from a square matrix").
@@ -187,7 +190,7 @@ class Diag final : public ReorgInstruction {
   // vector -> diagonal: a CSR result with the vector's nonzeros (a dense vector is converted to
   // CSR first), never an n x n dense matrix. square -> vector: dense output; a CSR input is
   // searched row by row, not densified.
-  void execute_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
+  void execute_gpu(ExecutionContext& ec, mem::GpuSession& gpu) override {
     DeviceRead x = gpu_read(ec, gpu, in_);
     const int64_t n = x->rows();
     DMLRT_REQUIRE(x->cols() == 1 || n == x->cols(), ShapeError,
@@ -263,11 +266,7 @@ class Reshape final : public ReorgInstruction {
                     where() << ": rshape expects scalar rows, cols and byrow operands, got "
                             << op->to_string());
   }
-  void execute(ExecutionContext& ec) override {
-#ifdef DMLRT_WITH_CUDA
-    if (ec.options().gpu)
-      if (mem::GpuSession* gpu = ec.gpu_for(*this, operand_bytes(ec))) return execute_gpu(ec, *gpu);
-#endif
+  void execute_cpu(ExecutionContext& ec) override {
     auto in = ec.matrix(in_);
     const int64_t rows = long_value(ec.scalar(rows_));
     const int64_t cols = long_value(ec.scalar(cols_));
@@ -283,7 +282,7 @@ class Reshape final : public ReorgInstruction {
 #ifdef DMLRT_WITH_CUDA
   // Dense kernels (a copy by row, the column-major walk otherwise); CSR inputs are densified
   // into a temporary.
-  void execute_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
+  void execute_gpu(ExecutionContext& ec, mem::GpuSession& gpu) override {
     DeviceRead x = gpu_read(ec, gpu, in_);
     const int64_t rows = long_value(ec.scalar(rows_));
     const int64_t cols = long_value(ec.scalar(cols_));

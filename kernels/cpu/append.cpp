@@ -47,35 +47,59 @@ int64_t total_nnz(const std::vector<const MatrixBlock*>& inputs) {
   return n;
 }
 
+// Checks that every input has input 1's row count (cbind) or column count (rbind) and returns
+// the sum of the other dimension: the output's column (cbind) or row (rbind) count.
+int64_t checked_extent(const std::vector<const MatrixBlock*>& inputs, bool cbind) {
+  const char* op = cbind ? "cbind" : "rbind";
+  DMLRT_REQUIRE(!inputs.empty(), ShapeError, op << ": no inputs");
+  const MatrixBlock& first = *inputs[0];
+  int64_t sum = 0;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const MatrixBlock& b = *inputs[i];
+    DMLRT_REQUIRE(cbind ? b.rows() == first.rows() : b.cols() == first.cols(), ShapeError,
+                  op << (cbind ? ": row counts" : ": column counts") << " differ: input 1 is "
+                     << dims_string(first.rows(), first.cols()) << ", input " << i + 1 << " is "
+                     << dims_string(b.rows(), b.cols()));
+    sum += cbind ? b.cols() : b.rows();
+  }
+  return sum;
+}
+
+// CSR arrays of an output with m rows and room for nnz entries, filled row by row.
+struct CsrBuffers {
+  std::vector<int64_t> row_ptr;
+  std::vector<int32_t> col_idx;
+  std::vector<double> values;
+  CsrBuffers(int64_t m, int64_t nnz) : row_ptr(static_cast<size_t>(m + 1), 0) {
+    col_idx.reserve(static_cast<size_t>(nnz));
+    values.reserve(static_cast<size_t>(nnz));
+  }
+  // Closes output row r (0-based) after its entries were appended.
+  void end_row(int64_t r) {
+    row_ptr[static_cast<size_t>(r + 1)] = static_cast<int64_t>(values.size());
+  }
+  MatrixBlock finish(int64_t m, int64_t n) {
+    return MatrixBlock::csr(m, n, std::move(row_ptr), std::move(col_idx), std::move(values));
+  }
+};
+
 }  // namespace
 
 MatrixBlock cbind(const std::vector<const MatrixBlock*>& inputs) {
-  DMLRT_REQUIRE(!inputs.empty(), ShapeError, "cbind: no inputs");
-  const int64_t m = inputs[0]->rows();
-  int64_t n = 0;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    DMLRT_REQUIRE(inputs[i]->rows() == m, ShapeError,
-                  "cbind: row counts differ: input 1 is "
-                      << dims_string(inputs[0]->rows(), inputs[0]->cols()) << ", input " << i + 1
-                      << " is " << dims_string(inputs[i]->rows(), inputs[i]->cols()));
-    n += inputs[i]->cols();
-  }
+  const int64_t m = inputs.empty() ? 0 : inputs[0]->rows();
+  const int64_t n = checked_extent(inputs, true);
   const int64_t nnz = total_nnz(inputs);
   if (MatrixBlock::prefers_sparse(m, n, nnz)) {
-    std::vector<int64_t> row_ptr(static_cast<size_t>(m + 1), 0);
-    std::vector<int32_t> col_idx;
-    std::vector<double> values;
-    col_idx.reserve(static_cast<size_t>(nnz));
-    values.reserve(static_cast<size_t>(nnz));
+    CsrBuffers csr(m, nnz);
     for (int64_t r = 0; r < m; ++r) {
       int64_t offset = 0;
       for (const auto* b : inputs) {
-        append_row_csr(*b, r, offset, col_idx, values);
+        append_row_csr(*b, r, offset, csr.col_idx, csr.values);
         offset += b->cols();
       }
-      row_ptr[static_cast<size_t>(r + 1)] = static_cast<int64_t>(values.size());
+      csr.end_row(r);
     }
-    return MatrixBlock::csr(m, n, std::move(row_ptr), std::move(col_idx), std::move(values));
+    return csr.finish(m, n);
   }
   MatrixBlock out = MatrixBlock::dense(m, n, 0.0);  // (m, n) row-major
   double* o = out.dense_data();
@@ -90,30 +114,18 @@ MatrixBlock cbind(const std::vector<const MatrixBlock*>& inputs) {
 }
 
 MatrixBlock rbind(const std::vector<const MatrixBlock*>& inputs) {
-  DMLRT_REQUIRE(!inputs.empty(), ShapeError, "rbind: no inputs");
-  const int64_t n = inputs[0]->cols();
-  int64_t m = 0;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    DMLRT_REQUIRE(inputs[i]->cols() == n, ShapeError,
-                  "rbind: column counts differ: input 1 is "
-                      << dims_string(inputs[0]->rows(), inputs[0]->cols()) << ", input " << i + 1
-                      << " is " << dims_string(inputs[i]->rows(), inputs[i]->cols()));
-    m += inputs[i]->rows();
-  }
+  const int64_t n = inputs.empty() ? 0 : inputs[0]->cols();
+  const int64_t m = checked_extent(inputs, false);
   const int64_t nnz = total_nnz(inputs);
   if (MatrixBlock::prefers_sparse(m, n, nnz)) {
-    std::vector<int64_t> row_ptr(static_cast<size_t>(m + 1), 0);
-    std::vector<int32_t> col_idx;
-    std::vector<double> values;
-    col_idx.reserve(static_cast<size_t>(nnz));
-    values.reserve(static_cast<size_t>(nnz));
+    CsrBuffers csr(m, nnz);
     int64_t out_r = 0;
     for (const auto* b : inputs)
       for (int64_t r = 0; r < b->rows(); ++r) {
-        append_row_csr(*b, r, 0, col_idx, values);
-        row_ptr[static_cast<size_t>(++out_r)] = static_cast<int64_t>(values.size());
+        append_row_csr(*b, r, 0, csr.col_idx, csr.values);
+        csr.end_row(out_r++);
       }
-    return MatrixBlock::csr(m, n, std::move(row_ptr), std::move(col_idx), std::move(values));
+    return csr.finish(m, n);
   }
   MatrixBlock out = MatrixBlock::dense(m, n, 0.0);  // (m, n) row-major
   double* o = out.dense_data();

@@ -6,20 +6,12 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "gpu_env.h"
+#include "gpu_test_util.h"
 
 using namespace dmlrt;
 using namespace dmlrt::test::gpu;
 
 namespace {
-
-struct CpuEnv {
-  NoServices services;
-  inst::ExecutionContext ec{services, inst::RunOptions{}};
-  void run(const std::string& raw) {
-    inst::make_instruction(inst::InstructionText::parse(raw))->execute(ec);
-  }
-};
 
 std::string num(double v) {
   std::ostringstream os;

@@ -7,67 +7,12 @@
 #include <utility>
 #include <vector>
 
-#include "gpu_env.h"
+#include "gpu_test_util.h"
 
 using namespace dmlrt;
 using namespace dmlrt::test::gpu;
 
 namespace {
-
-std::string lit(int64_t v) { return std::to_string(v) + "·SCALAR·INT64·true"; }
-
-std::string with_out(std::string fields, const std::string& out) {
-  const size_t p = fields.find("OUT");
-  return fields.replace(p, 3, out);
-}
-
-// Runs opcode with `fields` ("OUT" marks the output) on the CPU into R and on the GPU into G,
-// checks that G ran on the GPU (and, when expect_sparse is 0/1, its device format) and matches R.
-void check_vs_cpu(GpuEnv& env, mem::DType dt, const std::string& opcode, const std::string& fields,
-                  const std::string& label, int expect_sparse = -1) {
-  INFO(label << " " << prec_name(dt));
-  try {
-    env.run("CP°" + opcode + "°" + with_out(fields, "R·MATRIX·FP64"));
-    const bool on_gpu = env.run("GPU°" + opcode + "°" + with_out(fields, "G·MATRIX·FP64"));
-    CHECK(on_gpu);
-    if (!on_gpu) return;
-    if (expect_sparse >= 0) {
-      const mem::DeviceMatrix* d = env.object("G")->device_copy();
-      CHECK(d != nullptr);
-      if (d != nullptr) {
-        INFO("device result " << d->describe());
-        CHECK(d->is_sparse() == (expect_sparse == 1));
-      }
-    }
-    const auto cmp = test::compare(env.host("G"), env.host("R"), tol_of(dt), tol_of(dt));
-    INFO(cmp.report << " max_abs_err=" << cmp.max_abs_err);
-    CHECK(cmp.ok);
-  } catch (const std::exception& e) {
-    FAIL_CHECK("threw: " << e.what());
-  }
-}
-
-std::string error_of(GpuEnv& env, const std::string& line) {
-  try {
-    env.run(line);
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
-
-void check_same_error(GpuEnv& env, const std::string& opcode, const std::string& fields) {
-  const std::string cpu = error_of(env, "CP°" + opcode + "°" + with_out(fields, "R·MATRIX·FP64"));
-  const std::string gpu = error_of(env, "GPU°" + opcode + "°" + with_out(fields, "G·MATRIX·FP64"));
-  INFO(opcode << " " << fields);
-  CHECK(cpu != "<no error>");
-  CHECK(gpu == cpu);
-}
-
-MatrixBlock input(int64_t r, int64_t c, const Format& f, uint64_t seed, mem::DType dt) {
-  MatrixBlock a = test::random_block(r, c, f.sparsity, seed, -2, 2, f.sparse);
-  return dt == mem::DType::kFloat32 ? rounded_f32(a) : a;
-}
 
 std::string shape_label(const char* op, int64_t r, int64_t c, const Format& f) {
   std::ostringstream os;

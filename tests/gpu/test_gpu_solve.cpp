@@ -9,21 +9,12 @@
 #include <cmath>
 #include <functional>
 
-#include "gpu_env.h"
+#include "gpu_test_util.h"
 
 using namespace dmlrt;
 using namespace dmlrt::test::gpu;
 
 namespace {
-
-struct CpuEnv {
-  NoServices services;
-  inst::ExecutionContext ec{services, inst::RunOptions{}};
-  void bind(const std::string& name, const MatrixBlock& b) { ec.set_matrix(name, b); }
-  void run(const std::string& raw) {
-    inst::make_instruction(inst::InstructionText::parse(raw))->execute(ec);
-  }
-};
 
 const char* const kLine = "°solve°A·MATRIX·FP64°B·MATRIX·FP64°X·MATRIX·FP64°2";
 
@@ -41,15 +32,6 @@ double max_abs(const MatrixBlock& m) {
   double mx = 0.0;
   for (double v : d.dense_values()) mx = std::max(mx, std::abs(v));
   return mx;
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "";
 }
 
 }  // namespace

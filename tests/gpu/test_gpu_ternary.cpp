@@ -7,22 +7,12 @@
 #include <cmath>
 #include <limits>
 
-#include "gpu_env.h"
+#include "gpu_test_util.h"
 
 using namespace dmlrt;
 using namespace dmlrt::test::gpu;
 
 namespace {
-
-// The same instruction lines run by the CPU backend (no GPU session).
-struct CpuEnv {
-  NoServices services;
-  inst::ExecutionContext ec{services, inst::RunOptions{}};
-  void bind(const std::string& name, const MatrixBlock& b) { ec.set_matrix(name, b); }
-  void run(const std::string& raw) {
-    inst::make_instruction(inst::InstructionText::parse(raw))->execute(ec);
-  }
-};
 
 // One operand kind per position: a full-shape matrix, a scalar literal, or a 1x1 matrix.
 enum class Kind { kMatrix, kScalar, kOne };

@@ -6,23 +6,10 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "gpu_env.h"
+#include "gpu_test_util.h"
 
 using namespace dmlrt;
 using namespace dmlrt::test::gpu;
-
-namespace {
-
-struct CpuEnv {
-  NoServices services;
-  inst::ExecutionContext ec{services, inst::RunOptions{}};
-  void bind(const std::string& name, const MatrixBlock& b) { ec.set_matrix(name, b); }
-  void run(const std::string& raw) {
-    inst::make_instruction(inst::InstructionText::parse(raw))->execute(ec);
-  }
-};
-
-}  // namespace
 
 TEST_CASE("gpu tsmm matches the CPU on all formats, shapes and precisions",
           "[gpu][cublas][cusparse][tsmm]") {

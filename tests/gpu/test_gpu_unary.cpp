@@ -12,23 +12,12 @@
 #include <string>
 #include <vector>
 
-#include "gpu_env.h"
+#include "gpu_test_util.h"
 
 using namespace dmlrt;
 using namespace dmlrt::test::gpu;
 
 namespace {
-
-// The CPU backend in the same process: the reference every GPU result is compared against.
-struct CpuEnv {
-  NoServices services;
-  inst::ExecutionContext ec{services, inst::RunOptions{}};
-  void bind(const std::string& name, MatrixBlock b) { ec.set_matrix(name, std::move(b)); }
-  void run(const std::string& raw) {
-    inst::make_instruction(inst::InstructionText::parse(raw))->execute(ec);
-  }
-  MatrixBlock host(const std::string& name) { return *ec.matrix(name); }
-};
 
 struct Shape {
   int64_t rows, cols;
