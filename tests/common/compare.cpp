@@ -48,6 +48,10 @@ kernels::MatrixBlock sparse_of(int64_t rows, int64_t cols, std::vector<double> v
   return kernels::MatrixBlock::dense(rows, cols, std::move(values)).to_sparse();
 }
 
+kernels::MatrixBlock block_of(bool sparse, int64_t rows, int64_t cols, std::vector<double> values) {
+  return sparse ? sparse_of(rows, cols, std::move(values)) : dense_of(rows, cols, std::move(values));
+}
+
 uint64_t seed_from(const std::string& test_name) {
   uint64_t h = 1469598103934665603ull;  // FNV-1a
   for (unsigned char c : test_name) h = (h ^ c) * 1099511628211ull;

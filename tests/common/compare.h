@@ -24,6 +24,8 @@ CompareResult compare(const kernels::MatrixBlock& got, int64_t rows, int64_t col
 // A dense block from row-major values, and the same as CSR.
 kernels::MatrixBlock dense_of(int64_t rows, int64_t cols, std::vector<double> values);
 kernels::MatrixBlock sparse_of(int64_t rows, int64_t cols, std::vector<double> values);
+// sparse_of when `sparse`, else dense_of: one test body over both formats.
+kernels::MatrixBlock block_of(bool sparse, int64_t rows, int64_t cols, std::vector<double> values);
 
 // Deterministic pseudo-random (rows, cols) block seeded from `seed` (e.g. the test name hash):
 // uniform in [lo, hi) with the given fraction of nonzeros; returned sparse if `as_sparse`.

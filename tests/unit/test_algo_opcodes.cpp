@@ -14,19 +14,17 @@ using dmlrt::kernels::MatrixBlock;
 using dmlrt::test::dense_of;
 using dmlrt::test::sparse_of;
 using dmlrt::test::TestContext;
+using dmlrt::test::block_of;
 
 namespace {
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
-MatrixBlock of(bool sparse, int64_t r, int64_t c, std::vector<double> v) {
-  return sparse ? sparse_of(r, c, std::move(v)) : dense_of(r, c, std::move(v));
-}
 }  // namespace
 
 TEST_CASE("xor: matrix-matrix, matrix-scalar, scalar-scalar", "[binary]") {
   const bool sp = GENERATE(false, true);
   TestContext t;
-  t.set_matrix("A", of(sp, 2, 2, {0, 1, 2, 0}));
-  t.set_matrix("B", of(sp, 2, 2, {0, 0, -1, 3}));
+  t.set_matrix("A", block_of(sp, 2, 2, {0, 1, 2, 0}));
+  t.set_matrix("B", block_of(sp, 2, 2, {0, 0, -1, 3}));
   t.run("CP°xor°A·MATRIX·FP64°B·MATRIX·FP64°C·MATRIX·FP64°2");
   DMLRT_REQUIRE_CLOSE(t.matrix("C"), 2, 2, {0, 1, 0, 1});
   // SystemDS's outlier(): xor(I, opposite) with a boolean literal.
@@ -47,14 +45,14 @@ TEST_CASE("xor: matrix-matrix, matrix-scalar, scalar-scalar", "[binary]") {
 TEST_CASE("isnan and urowcumk+", "[unary]") {
   const bool sp = GENERATE(false, true);
   TestContext t;
-  t.set_matrix("X", of(sp, 2, 3, {0, kNaN, 1, 2, 0, kNaN}));
+  t.set_matrix("X", block_of(sp, 2, 3, {0, kNaN, 1, 2, 0, kNaN}));
   t.run("CP°isnan°X·MATRIX·FP64°Y·MATRIX·FP64°2");
   DMLRT_REQUIRE_CLOSE(t.matrix("Y"), 2, 3, {0, 1, 0, 0, 0, 1});
   t.run("CP°isnan°NaN·SCALAR·FP64·true°b·SCALAR·BOOLEAN°2");
   REQUIRE(t.scalar("b").to_bool());
   t.run("CP°isnan°1.5·SCALAR·FP64·true°b·SCALAR·BOOLEAN°2");
   REQUIRE_FALSE(t.scalar("b").to_bool());
-  t.set_matrix("Z", of(sp, 2, 4, {1, 0, 2, 0.5, 0, 0, -3, 4}));
+  t.set_matrix("Z", block_of(sp, 2, 4, {1, 0, 2, 0.5, 0, 0, -3, 4}));
   t.run("CP°urowcumk+°Z·MATRIX·FP64°C·MATRIX·FP64°2");
   DMLRT_REQUIRE_CLOSE(t.matrix("C"), 2, 4, {1, 1, 3, 3.5, 0, 0, -3, 1});
   t.set_matrix("E", MatrixBlock::dense(3, 0));

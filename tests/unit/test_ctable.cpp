@@ -13,18 +13,16 @@ using dmlrt::kernels::MatrixBlock;
 using dmlrt::test::dense_of;
 using dmlrt::test::sparse_of;
 using dmlrt::test::TestContext;
+using dmlrt::test::block_of;
 
 namespace {
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
-MatrixBlock of(bool sparse, int64_t r, int64_t c, std::vector<double> v) {
-  return sparse ? sparse_of(r, c, std::move(v)) : dense_of(r, c, std::move(v));
-}
 }  // namespace
 
 TEST_CASE("ctableexpand: SystemDS's table(seq(1, 5), v)", "[ctable]") {
   const bool sp = GENERATE(false, true);
   TestContext t;
-  t.set_matrix("v", of(sp, 5, 1, {2, 1.7, 3, 5, 1}));
+  t.set_matrix("v", block_of(sp, 5, 1, {2, 1.7, 3, 5, 1}));
   SECTION("data-sized: 5x5") {
     t.run("CP°ctableexpand°seq(1, 5)·SCALAR·STRING·true°v·MATRIX·FP64°1.0·SCALAR·FP64·true°-1·"
           "true°-1·true°T·MATRIX·FP64°false°2");
@@ -42,7 +40,7 @@ TEST_CASE("ctableexpand: SystemDS's table(seq(1, 5), v)", "[ctable]") {
     DMLRT_REQUIRE_CLOSE(t.matrix("T"), 3, 5, {0, 1, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0});
   }
   SECTION("zero value (SystemDS: value <= zero) and length mismatch") {
-    t.set_matrix("z", of(sp, 4, 1, {2, 0, 3, 1}));
+    t.set_matrix("z", block_of(sp, 4, 1, {2, 0, 3, 1}));
     REQUIRE_THROWS_WITH(
         t.run("CP°ctableexpand°seq(1, 4)·SCALAR·STRING·true°z·MATRIX·FP64°1.0·SCALAR·FP64·true°-1"
               "·true°-1·true°T·MATRIX·FP64°false°2"),
@@ -63,15 +61,15 @@ TEST_CASE("ctableexpand: SystemDS's table(seq(1, 5), v)", "[ctable]") {
 TEST_CASE("ctable: counts, weights, dims, NaN and errors", "[ctable]") {
   const bool sp = GENERATE(false, true);
   TestContext t;
-  t.set_matrix("A", of(sp, 4, 1, {1, 2, 2, 3}));
-  t.set_matrix("B", of(sp, 4, 1, {1, 3, 3, 2}));
+  t.set_matrix("A", block_of(sp, 4, 1, {1, 2, 2, 3}));
+  t.set_matrix("B", block_of(sp, 4, 1, {1, 3, 3, 2}));
   SECTION("counts, data-sized") {
     t.run("CP°ctable°A·MATRIX·FP64°B·MATRIX·FP64°1.0·SCALAR·FP64·true°-1·true°-1·true°T·MATRIX·"
           "FP64°false°2");
     DMLRT_REQUIRE_CLOSE(t.matrix("T"), 3, 3, {1, 0, 0, 0, 0, 2, 0, 1, 0});
   }
   SECTION("matrix weights, dims from variables drop row 3") {
-    t.set_matrix("W", of(sp, 4, 1, {0.5, 1, 2, 7}));
+    t.set_matrix("W", block_of(sp, 4, 1, {0.5, 1, 2, 7}));
     t.set_scalar("N", ScalarValue::int64(2));
     t.set_scalar("K", ScalarValue::int64(4));
     t.run("CP°ctable°A·MATRIX·FP64°B·MATRIX·FP64°W·MATRIX·FP64°N·false°K·false°T·MATRIX·FP64°"

@@ -15,18 +15,16 @@ using dmlrt::kernels::MatrixBlock;
 using dmlrt::test::dense_of;
 using dmlrt::test::sparse_of;
 using dmlrt::test::TestContext;
+using dmlrt::test::block_of;
 
 namespace {
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
-MatrixBlock of(bool sparse, int64_t r, int64_t c, std::vector<double> v) {
-  return sparse ? sparse_of(r, c, std::move(v)) : dense_of(r, c, std::move(v));
-}
 }  // namespace
 
 TEST_CASE("replace: values, NaN pattern, zero pattern on CSR", "[parameterized]") {
   const bool sp = GENERATE(false, true);
   TestContext t;
-  t.set_matrix("X", of(sp, 2, 3, {0, 4, kNaN, 4, 0, 1}));
+  t.set_matrix("X", block_of(sp, 2, 3, {0, 4, kNaN, 4, 0, 1}));
   SECTION("4 -> 9") {
     t.run("CP°replace°pattern=4°replacement=9°target=X°Y·MATRIX·FP64");
     DMLRT_REQUIRE_CLOSE(t.matrix("Y"), 2, 3, {0, 9, kNaN, 9, 0, 1});
@@ -55,7 +53,7 @@ TEST_CASE("replace: values, NaN pattern, zero pattern on CSR", "[parameterized]"
 TEST_CASE("contains: NaN, zero and absent patterns", "[parameterized]") {
   const bool sp = GENERATE(false, true);
   TestContext t;
-  t.set_matrix("X", of(sp, 2, 2, {0, 2, kNaN, 3}));
+  t.set_matrix("X", block_of(sp, 2, 2, {0, 2, kNaN, 3}));
   t.run("CP°contains°pattern=NaN°target=X°k=2°b·SCALAR·BOOLEAN");
   REQUIRE(t.scalar("b").to_bool());
   t.run("CP°contains°pattern=0°target=X°k=2°b·SCALAR·BOOLEAN");
@@ -71,7 +69,7 @@ TEST_CASE("rexpand: SystemDS's table(seq(1,n), v, n, 3)", "[parameterized]") {
   // SystemDS 3.4, v = (2, 1.7, 3, 5, 1), max 3: 1.7 casts to 1, 5 (> max) is dropped.
   const bool sp = GENERATE(false, true);
   TestContext t;
-  t.set_matrix("v", of(sp, 5, 1, {2, 1.7, 3, 5, 1}));
+  t.set_matrix("v", block_of(sp, 5, 1, {2, 1.7, 3, 5, 1}));
   t.set_scalar("m", ScalarValue::int64(3));
   SECTION("dir=cols") {
     t.run("CP°rexpand°cast=true°max=3°ignore=false°dir=cols°target=v°k=2°Y·MATRIX·FP64");
@@ -82,7 +80,7 @@ TEST_CASE("rexpand: SystemDS's table(seq(1,n), v, n, 3)", "[parameterized]") {
     DMLRT_REQUIRE_CLOSE(t.matrix("Y"), 3, 5, {0, 1, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0});
   }
   SECTION("zeros: an error unless ignore=true (SystemDS's message)") {
-    t.set_matrix("z", of(sp, 4, 1, {2, 0, 3, 1}));
+    t.set_matrix("z", block_of(sp, 4, 1, {2, 0, 3, 1}));
     REQUIRE_THROWS_WITH(
         t.run("CP°rexpand°cast=true°max=3°ignore=false°dir=cols°target=z°Y·MATRIX·FP64"),
         Catch::Contains("invalid input w/ zeros for rexpand ignore=false (rlen=4, nnz=3)"));
@@ -90,7 +88,7 @@ TEST_CASE("rexpand: SystemDS's table(seq(1,n), v, n, 3)", "[parameterized]") {
     DMLRT_REQUIRE_CLOSE(t.matrix("Y"), 4, 3, {0, 1, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0});
   }
   SECTION("negative value with ignore=false") {
-    t.set_matrix("z", of(sp, 2, 1, {-1, 2}));
+    t.set_matrix("z", block_of(sp, 2, 1, {-1, 2}));
     REQUIRE_THROWS_WITH(
         t.run("CP°rexpand°cast=true°max=3°ignore=false°dir=cols°target=z°Y·MATRIX·FP64"),
         Catch::Contains("rexpand: invalid input value -1 (<= 0) at row 1"));
@@ -114,9 +112,9 @@ TEST_CASE("groupedagg: SystemDS's aggregate() results", "[parameterized]") {
   TestContext t;
   // s = (3,1,2,3,1,2); SystemDS 3.4: aggregate(target=cbind(s, seq(1,6)), groups=s, fn="sum",
   // ngroups=2) = [2 7; 4 9]; aggregate(target=seq(1,6), groups=s, fn="mean") = (3.5, 4.5, 2.5).
-  t.set_matrix("s", of(sp, 6, 1, {3, 1, 2, 3, 1, 2}));
-  t.set_matrix("M", of(sp, 6, 2, {3, 1, 1, 2, 2, 3, 3, 4, 1, 5, 2, 6}));
-  t.set_matrix("q", of(sp, 6, 1, {1, 2, 3, 4, 5, 6}));
+  t.set_matrix("s", block_of(sp, 6, 1, {3, 1, 2, 3, 1, 2}));
+  t.set_matrix("M", block_of(sp, 6, 2, {3, 1, 1, 2, 2, 3, 3, 4, 1, 5, 2, 6}));
+  t.set_matrix("q", block_of(sp, 6, 1, {1, 2, 3, 4, 5, 6}));
   SECTION("sum with ngroups dropping group 3") {
     t.run("CP°groupedagg°target=M°groups=s°fn=sum°ngroups=2°k=2°G·MATRIX·FP64");
     DMLRT_REQUIRE_CLOSE(t.matrix("G"), 2, 2, {2, 7, 4, 9});
@@ -166,7 +164,7 @@ TEST_CASE("toString: SystemDS's print(toString(A)) layouts", "[parameterized]") 
   a[0] = kNaN;
   a[1] = -std::numeric_limits<double>::infinity();
   a[5] = 0;
-  t.set_matrix("A", of(sp, 4, 4, a));
+  t.set_matrix("A", block_of(sp, 4, 4, a));
   t.run("CP°toString°target=A°s·SCALAR·STRING");
   REQUIRE(t.scalar("s").to_string() ==
           "NaN -Infinity 1.714 1.143\n0.571 0.000 0.429 0.286\n1.714 0.429 1.286 0.857\n"

@@ -12,11 +12,9 @@ using dmlrt::kernels::MatrixBlock;
 using dmlrt::test::dense_of;
 using dmlrt::test::sparse_of;
 using dmlrt::test::TestContext;
+using dmlrt::test::block_of;
 
 namespace {
-MatrixBlock of(bool sparse, int64_t r, int64_t c, std::vector<double> v) {
-  return sparse ? sparse_of(r, c, std::move(v)) : dense_of(r, c, std::move(v));
-}
 std::string rsort(const char* by, const char* dec, const char* idx) {
   return std::string("CP°rsort°X·MATRIX·FP64°") + by + "°" + dec + "·SCALAR·BOOLEAN·true°" + idx +
          "·SCALAR·BOOLEAN·true°Y·MATRIX·FP64°2";
@@ -27,7 +25,7 @@ TEST_CASE("rsort: SystemDS's order() on ties", "[sort]") {
   const bool sp = GENERATE(false, true);
   TestContext t;
   // s = (3,1,2,3,1,2); SystemDS 3.4 printed these orders.
-  t.set_matrix("X", of(sp, 6, 1, {3, 1, 2, 3, 1, 2}));
+  t.set_matrix("X", block_of(sp, 6, 1, {3, 1, 2, 3, 1, 2}));
   SECTION("decreasing, index.return: ties keep input order") {
     t.run(rsort("1·SCALAR·INT64·true", "true", "true"));
     DMLRT_REQUIRE_CLOSE(t.matrix("Y"), 6, 1, {1, 4, 3, 6, 2, 5});
@@ -37,12 +35,12 @@ TEST_CASE("rsort: SystemDS's order() on ties", "[sort]") {
     DMLRT_REQUIRE_CLOSE(t.matrix("Y"), 6, 1, {2, 5, 3, 6, 1, 4});
   }
   SECTION("decreasing rows of cbind(s, seq)") {
-    t.set_matrix("X", of(sp, 6, 2, {3, 1, 1, 2, 2, 3, 3, 4, 1, 5, 2, 6}));
+    t.set_matrix("X", block_of(sp, 6, 2, {3, 1, 1, 2, 2, 3, 3, 4, 1, 5, 2, 6}));
     t.run(rsort("1·SCALAR·INT64·true", "true", "false"));
     DMLRT_REQUIRE_CLOSE(t.matrix("Y"), 6, 2, {3, 1, 3, 4, 2, 3, 2, 6, 1, 2, 1, 5});
   }
   SECTION("two key columns from a matrix `by`") {
-    t.set_matrix("X", of(sp, 4, 2, {1, 2, 0, 5, 1, 1, 0, 3}));
+    t.set_matrix("X", block_of(sp, 4, 2, {1, 2, 0, 5, 1, 1, 0, 3}));
     t.set_matrix("b", dense_of(2, 1, {1, 2}));
     t.run("CP°rsort°X·MATRIX·FP64°b·MATRIX·FP64°false·SCALAR·BOOLEAN·true°false·SCALAR·BOOLEAN·"
           "true°Y·MATRIX·FP64°2");
@@ -71,7 +69,7 @@ TEST_CASE("qsort + qpick: median and quantile as SystemDS", "[sort]") {
     return t.scalar("v").to_double();
   };
   SECTION("even length: 4 1 3 2 (SystemDS: median 2.5, q.25 1.5, q.26 2.5)") {
-    t.set_matrix("X", of(sp, 4, 1, {4, 1, 3, 2}));
+    t.set_matrix("X", block_of(sp, 4, 1, {4, 1, 3, 2}));
     t.run(kSort);
     DMLRT_REQUIRE_CLOSE(t.matrix("S"), 4, 1, {1, 2, 3, 4});
     t.run("CP°qpick°S·MATRIX·FP64°m·SCALAR·STRING°MEDIAN°true");
@@ -83,20 +81,20 @@ TEST_CASE("qsort + qpick: median and quantile as SystemDS", "[sort]") {
     REQUIRE(pick("1.0") == 4.0);
   }
   SECTION("s = 3 1 2 3 1 2 and its first five (SystemDS: 2.0, 2.0, q0 1.0, q1 3.0)") {
-    t.set_matrix("X", of(sp, 6, 1, {3, 1, 2, 3, 1, 2}));
+    t.set_matrix("X", block_of(sp, 6, 1, {3, 1, 2, 3, 1, 2}));
     t.run(kSort);
     t.run("CP°qpick°S·MATRIX·FP64°m·SCALAR·FP64°MEDIAN°true");
     REQUIRE(t.scalar("m").to_double() == 2.0);
     REQUIRE(pick("0.4") == 2.0);
     REQUIRE(pick("0.0") == 1.0);
     REQUIRE(pick("1.0") == 3.0);
-    t.set_matrix("X", of(sp, 5, 1, {3, 1, 2, 3, 1}));
+    t.set_matrix("X", block_of(sp, 5, 1, {3, 1, 2, 3, 1}));
     t.run(kSort);
     t.run("CP°qpick°S·MATRIX·FP64°m·SCALAR·FP64°MEDIAN°true");
     REQUIRE(t.scalar("m").to_double() == 2.0);
   }
   SECTION("several quantiles at once (RANGEPICK with a matrix)") {
-    t.set_matrix("X", of(sp, 5, 1, {0, 5, 0, -1, 2}));
+    t.set_matrix("X", block_of(sp, 5, 1, {0, 5, 0, -1, 2}));
     t.run(kSort);
     DMLRT_REQUIRE_CLOSE(t.matrix("S"), 5, 1, {-1, 0, 0, 2, 5});
     t.set_matrix("q", dense_of(3, 1, {0.2, 0.5, 0.9}));

@@ -11,26 +11,21 @@ using dmlrt::kernels::MatrixBlock;
 using dmlrt::test::dense_of;
 using dmlrt::test::sparse_of;
 using dmlrt::test::TestContext;
-
-namespace {
-MatrixBlock of(bool sparse, int64_t r, int64_t c, std::vector<double> v) {
-  return sparse ? sparse_of(r, c, std::move(v)) : dense_of(r, c, std::move(v));
-}
-}  // namespace
+using dmlrt::test::block_of;
 
 TEST_CASE("cov and cm", "[stats]") {
   const bool sp = GENERATE(false, true);
   TestContext t;
   SECTION("SystemDS: cov(s, seq(1,6)) = -0.4, declared STRING output stays FP64") {
-    t.set_matrix("x", of(sp, 6, 1, {3, 1, 2, 3, 1, 2}));
-    t.set_matrix("y", of(sp, 6, 1, {1, 2, 3, 4, 5, 6}));
+    t.set_matrix("x", block_of(sp, 6, 1, {3, 1, 2, 3, 1, 2}));
+    t.set_matrix("y", block_of(sp, 6, 1, {1, 2, 3, 4, 5, 6}));
     t.run("CP°cov°x·MATRIX·FP64°y·MATRIX·FP64°c·SCALAR·STRING°2");
     REQUIRE(t.scalar("c").type() == dmlrt::inst::ValueType::kFP64);
     REQUIRE(t.scalar("c").to_double() == Approx(-0.4).epsilon(1e-14));
   }
   SECTION("np.cov and the weighted form") {
-    t.set_matrix("x", of(sp, 4, 1, {1, 2, 4, 7}));
-    t.set_matrix("y", of(sp, 4, 1, {2, 1, 5, 3}));
+    t.set_matrix("x", block_of(sp, 4, 1, {1, 2, 4, 7}));
+    t.set_matrix("y", block_of(sp, 4, 1, {2, 1, 5, 3}));
     t.set_matrix("w", dense_of(4, 1, {1, 2, 1, 3}));
     t.run("CP°cov°x·MATRIX·FP64°y·MATRIX·FP64°c·SCALAR·FP64°2");
     REQUIRE(t.scalar("c").to_double() == Approx(2.1666666666666665).epsilon(1e-14));
@@ -59,9 +54,9 @@ TEST_CASE("cov and cm", "[stats]") {
 TEST_CASE("tak+* and tack+*: sums of A*B*C", "[stats]") {
   const bool sp = GENERATE(false, true);
   TestContext t;
-  t.set_matrix("A", of(sp, 2, 3, {1, 0, 2, -1, 3, 0}));
-  t.set_matrix("B", of(sp, 2, 3, {2, 5, 1, 1, 1, 4}));
-  t.set_matrix("C", of(sp, 2, 3, {1, 1, 3, 2, -1, 1}));
+  t.set_matrix("A", block_of(sp, 2, 3, {1, 0, 2, -1, 3, 0}));
+  t.set_matrix("B", block_of(sp, 2, 3, {2, 5, 1, 1, 1, 4}));
+  t.set_matrix("C", block_of(sp, 2, 3, {1, 1, 3, 2, -1, 1}));
   t.run("CP°tak+*°A·MATRIX·FP64°B·MATRIX·FP64°C·MATRIX·FP64°s·SCALAR·FP64°2");
   REQUIRE(t.scalar("s").to_double() == 2 + 6 - 2 - 3);
   t.run("CP°tack+*°A·MATRIX·FP64°B·MATRIX·FP64°C·MATRIX·FP64°R·MATRIX·FP64°2");
