@@ -1,0 +1,18 @@
+// The DNN family's sub-families (one file each) and the fallback for DNN opcodes not implemented
+// yet. make_dnn (dnn_instructions.cpp) dispatches by opcode.
+#pragma once
+
+#include "instructions/instruction.h"
+
+namespace dmlrt::inst {
+
+// dnn_conv_instructions.cpp: conv2d conv2d_bias_add conv2d_backward_filter conv2d_backward_data
+InstructionPtr make_dnn_conv(InstructionText text);
+// dnn_pool_instructions.cpp: maxpooling maxpooling_backward avgpooling avgpooling_backward
+//   relu_maxpooling relu_maxpooling_backward relu_backward bias_add bias_multiply channel_sums
+//   update_nesterov_x
+InstructionPtr make_dnn_pool(InstructionText text);
+// An instruction whose execution fails with "not supported on this backend yet" (issue #5).
+InstructionPtr make_unsupported_dnn(InstructionText text);
+
+}  // namespace dmlrt::inst
