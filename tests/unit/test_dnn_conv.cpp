@@ -205,3 +205,27 @@ TEST_CASE("conv2d shape errors", "[dnn][dnn_conv]") {
     REQUIRE_THROWS_WITH(t.run(bad), Catch::Contains("conv2d expects a matrix as operand 2"));
   }
 }
+
+TEST_CASE("conv2d with a 1x1 unit filter on sparse and ultra-sparse batches", "[dnn][dnn_conv]") {
+  // With C=K=1 and a 1x1 filter of value 1, conv2d and conv2d_backward_data are the identity and
+  // conv2d_backward_filter against a dout of ones is the sum of X: expectations that need no
+  // reference implementation.
+  const double sparsity = GENERATE(0.1, 0.001);
+  const bool as_sparse = GENERATE(false, true);
+  TestContext t;
+  const MatrixBlock x = dmlrt::test::random_block(
+      3, 20 * 31, sparsity, dmlrt::test::seed_from("conv unit"), -1, 1, as_sparse);
+  t.set_matrix("X", x);
+  t.set_matrix("W", MatrixBlock::dense(1, 1, 1.0));
+  t.set_matrix("ones", MatrixBlock::dense(3, 20 * 31, 1.0));
+  const std::vector<int64_t> shape = {1, 1, 0, 0, 3, 1, 20, 31, 1, 1, 1, 1};
+  t.run(conv_line("conv2d", {"X", "W"}, shape));
+  DMLRT_REQUIRE_CLOSE(t.matrix("out"), x);
+  t.run(conv_line("conv2d_backward_data", {"W", "X"}, shape));
+  DMLRT_REQUIRE_CLOSE(t.matrix("out"), x);
+  t.run(conv_line("conv2d_backward_filter", {"X", "ones"}, shape));
+  double sum = 0;
+  for (int64_t r = 0; r < x.rows(); ++r)
+    for (int64_t c = 0; c < x.cols(); ++c) sum += x.get(r, c);
+  DMLRT_REQUIRE_CLOSE(t.matrix("out"), 1, 1, {sum});
+}
