@@ -216,3 +216,40 @@ TEST_CASE("update_nesterov_x keeps a fractional mu", "[dnn_pool]") {
       t.run("GPU°update_nesterov_x°X" + kM + "°V" + kM + "°X" + kM + "°0.9·SCALAR·FP64·true°O" + kM),
       Catch::Contains("update_nesterov_x: X, v and v_prev differ in shape: 1x2, 2x1, 1x2"));
 }
+
+TEST_CASE("DNN pool ops on empty batches and random sparse inputs", "[dnn_pool]") {
+  TestContext t;
+  t.set_matrix("X", MatrixBlock::dense(0, 9));
+  t.set_matrix("D", MatrixBlock::dense(0, 4));
+  t.run(fwd("maxpooling", shape(1, 1, 0, 0, 0, 1, 3, 3, 2, 2)));
+  CHECK((t.matrix("Y").rows() == 0 && t.matrix("Y").cols() == 4));
+  t.run(bwd("avgpooling_backward", shape(1, 1, 0, 0, 0, 1, 3, 3, 2, 2)));
+  CHECK((t.matrix("G").rows() == 0 && t.matrix("G").cols() == 9));
+
+  const uint64_t seed = dmlrt::test::seed_from("dnn_pool random sparse");
+  for (double sp : {0.1, 0.001}) {
+    const MatrixBlock x = dmlrt::test::random_block(23, 60, sp, seed, -1, 1, true);
+    const MatrixBlock dout = dmlrt::test::random_block(23, 60, 0.5, seed + 1, -1, 1, false);
+    const MatrixBlock bias = dense_of(3, 1, {0.5, -2, 3});
+    std::vector<double> relu_ref, add_ref, mul_ref, sums_ref(3, 0.0);
+    for (int64_t i = 0; i < 23; ++i)
+      for (int64_t j = 0; j < 60; ++j) {
+        const double v = x.get(i, j), bj = bias.get(j / 20, 0);
+        relu_ref.push_back(v > 0 ? dout.get(i, j) : 0.0);
+        add_ref.push_back(v + bj);
+        mul_ref.push_back(v * bj);
+        sums_ref[static_cast<size_t>(j / 20)] += v;
+      }
+    t.set_matrix("X", x);
+    t.set_matrix("D", dout);
+    t.set_matrix("B", bias);
+    t.run("CP°relu_backward°X" + kM + "°D" + kM + "°O" + kM + "°2°0.0");
+    DMLRT_REQUIRE_CLOSE(t.matrix("O"), 23, 60, relu_ref);
+    t.run("CP°bias_add°X" + kM + "°B" + kM + "°O" + kM + "°2°0.0");
+    DMLRT_REQUIRE_CLOSE(t.matrix("O"), 23, 60, add_ref);
+    t.run("CP°bias_multiply°X" + kM + "°B" + kM + "°O" + kM + "°2°0.0");
+    DMLRT_REQUIRE_CLOSE(t.matrix("O"), 23, 60, mul_ref);
+    t.run("GPU°channel_sums°X" + kM + "°" + lit(3) + "°" + lit(20) + "°O" + kM);
+    DMLRT_REQUIRE_CLOSE(t.matrix("O"), 3, 1, sums_ref);
+  }
+}
