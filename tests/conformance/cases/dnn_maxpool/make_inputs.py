@@ -27,4 +27,4 @@ def normal(rows, cols, sparsity=1.0):
 
 write_csv("X.csv", normal(2, 3*7*5))
 write_csv("dout.csv", normal(2, 3*4*2))
-write_csv("dout2.csv", normal(2, 3*8*6))
+write_csv("dout2.csv", normal(2, 3*4*3))
