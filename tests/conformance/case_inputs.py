@@ -17,6 +17,7 @@ def mtd(path, A, fmt, **extra):
 
 
 def write_csv(name, A, sep=",", header=False):
+    A = np.asarray(A, dtype=float)
     path = f"in/{name}"
     with open(path, "w") as f:
         if header:
@@ -52,4 +53,11 @@ def dense(m, n, lo=-1.0, hi=1.0, digits=3):
 def sparse(m, n, density, lo=-1.0, hi=1.0, digits=3):
     A = dense(m, n, lo, hi, digits)
     A[rng.random((m, n)) >= density] = 0.0
+    return A
+
+
+def normal(rows, cols, sparsity=1.0):
+    A = np.round(rng.normal(size=(rows, cols)), 4)
+    if sparsity < 1.0:
+        A[rng.random(size=(rows, cols)) >= sparsity] = 0.0
     return A
