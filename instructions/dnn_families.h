@@ -12,6 +12,11 @@ InstructionPtr make_dnn_conv(InstructionText text);
 //   relu_maxpooling relu_maxpooling_backward relu_backward bias_add bias_multiply channel_sums
 //   update_nesterov_x
 InstructionPtr make_dnn_pool(InstructionText text);
+// dnn_batchnorm_instructions.cpp: batch_norm2d batch_norm2d_backward batch_norm2d_test
+//   batch_norm2d_train
+InstructionPtr make_dnn_batchnorm(InstructionText text);
+// dnn_lstm_instructions.cpp: lstm lstm_backward
+InstructionPtr make_dnn_lstm(InstructionText text);
 // An instruction whose execution fails with "not supported on this backend yet" (issue #5).
 InstructionPtr make_unsupported_dnn(InstructionText text);
 

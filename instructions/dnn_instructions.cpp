@@ -34,6 +34,10 @@ InstructionPtr make_dnn(InstructionText text) {
       op == "relu_maxpooling_backward" || op == "relu_backward" || op == "bias_add" ||
       op == "bias_multiply" || op == "channel_sums" || op == "update_nesterov_x")
     return make_dnn_pool(std::move(text));
+  if (op == "batch_norm2d" || op == "batch_norm2d_backward" || op == "batch_norm2d_test" ||
+      op == "batch_norm2d_train")
+    return make_dnn_batchnorm(std::move(text));
+  if (op == "lstm" || op == "lstm_backward") return make_dnn_lstm(std::move(text));
   return make_unsupported_dnn(std::move(text));
 }
 

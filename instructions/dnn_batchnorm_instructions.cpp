@@ -1,0 +1,8 @@
+// Placeholder: filled in by issue #5.
+#include "instructions/dnn_families.h"
+
+namespace dmlrt::inst {
+
+InstructionPtr make_dnn_batchnorm(InstructionText text) { return make_unsupported_dnn(std::move(text)); }
+
+}  // namespace dmlrt::inst
