@@ -37,6 +37,15 @@ struct GpuSessionOptions {
   EvictionPolicy policy = EvictionPolicy::kLru;  // sysds.gpu.eviction.policy
   bool eager_free = false;                       // sysds.gpu.eager.cudaFree
   bool sync_each_instruction = false;            // sysds.gpu.sync.postProcess / -sync-check
+  // DNN ops (DESIGN.md §5). The intermediate budget for densified operands and workspaces of one
+  // DNN instruction: -1 = what the memory manager can still give; tests set it small to force
+  // batch splitting and row fetching.
+  long long dnn_budget_bytes = -1;  // dmlrt.gpu.dnn.budget
+  bool cudnn_deterministic = false;  // dmlrt.gpu.cudnn.deterministic: deterministic algorithms only
+  bool allow_tf32 = false;           // dmlrt.gpu.allow.tf32: TF32 tensor-core math for FP32
+  // Where the cuDNN algorithm cache persists: "" = $XDG_CACHE_HOME/dmlrt or ~/.cache/dmlrt,
+  // "none" = memory only.
+  std::string cudnn_cache_dir;  // dmlrt.gpu.cudnn.cache.dir
 };
 
 class GpuSession;
