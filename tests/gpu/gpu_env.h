@@ -47,17 +47,25 @@ struct GpuEnv {
 
   explicit GpuEnv(mem::DType dtype = mem::DType::kFloat64, long long budget_bytes = -1,
                   mem::EvictionPolicy policy = mem::EvictionPolicy::kLru,
-                  inst::GpuMode mode = inst::GpuMode::kOff) {
-    mem::GpuSessionOptions o;
-    o.dtype = dtype;
-    o.budget_bytes = budget_bytes;
-    o.policy = policy;
-    o.sync_each_instruction = true;  // a faulting kernel is reported at its instruction
+                  inst::GpuMode mode = inst::GpuMode::kOff)
+      : GpuEnv(options(dtype, budget_bytes, policy), mode) {}
+  // A session with any options (DNN budget, deterministic cuDNN, TF32, ...); sync_each_instruction
+  // is forced on so that a faulting kernel is reported at its instruction.
+  explicit GpuEnv(mem::GpuSessionOptions o, inst::GpuMode mode = inst::GpuMode::kOff) {
+    o.sync_each_instruction = true;
     gpu = std::make_shared<mem::GpuSession>(o, 0);
     inst::RunOptions ro;
     ro.gpu = gpu;
     ro.gpu_mode = mode;
     ec = std::make_unique<inst::ExecutionContext>(services, ro);
+  }
+  static mem::GpuSessionOptions options(mem::DType dtype, long long budget_bytes = -1,
+                                        mem::EvictionPolicy policy = mem::EvictionPolicy::kLru) {
+    mem::GpuSessionOptions o;
+    o.dtype = dtype;
+    o.budget_bytes = budget_bytes;
+    o.policy = policy;
+    return o;
   }
   ~GpuEnv() { ec.reset(); }  // matrix objects go before the session
 
