@@ -78,6 +78,8 @@ GpuSession::GpuSession(const GpuSessionOptions& options, int device) : options_(
     cublas_workspace_ = memory_->allocate(ws, "cuBLAS workspace", stream());
     DMLRT_CUBLAS_CHECK(cublasSetWorkspace(context_->cublas(), cublas_workspace_.data(), ws));
   }
+  conv_algos_ = std::make_unique<gpu::ConvAlgoCache>(options.cudnn_cache_dir,
+                                                     static_cast<int64_t>(cudnnGetVersion()));
   staging_ = PinnedBuffer(2 * kStagingHalf);
   for (auto& e : staging_ready_) e = gpu::make_timing_event();
 }

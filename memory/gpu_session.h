@@ -22,6 +22,7 @@
 #include "memory/memory_config.h"
 
 #ifdef DMLRT_WITH_CUDA
+#include "gpu_context/conv_algo_cache.h"
 #include "gpu_context/gpu_context.h"
 #include "kernels/matrix_block.h"
 #include "memory/cuda_allocator.h"
@@ -72,6 +73,9 @@ class GpuSession {
 
   gpu::GpuContext& context() { return *context_; }
   MemoryManager& memory() { return *memory_; }
+  // The timed cuDNN convolution algorithms (gpu_context/conv_algo_cache.h), persisted in
+  // options().cudnn_cache_dir.
+  gpu::ConvAlgoCache& conv_algos() { return *conv_algos_; }
   GpuStats& stats() { return stats_; }
   const GpuSessionOptions& options() const { return options_; }
   DType dtype() const { return options_.dtype; }
@@ -128,6 +132,7 @@ class GpuSession {
   GpuStats stats_;
   std::unique_ptr<gpu::GpuContext> context_;
   std::unique_ptr<MemoryManager> memory_;
+  std::unique_ptr<gpu::ConvAlgoCache> conv_algos_;
   DeviceAllocation cublas_workspace_;
   PinnedBuffer staging_;  // two halves, double-buffered (transfers.cpp)
   gpu::UniqueEvent staging_ready_[2];

@@ -1,0 +1,117 @@
+// ConvAlgoCache: the timed cuDNN convolution algorithms of every shape seen, in memory and
+// persisted in one text file per cache directory, so that a shape is timed once per machine and
+// cuDNN version rather than once per run (reference/peers-and-perf.md §1a: a find costs 72 ms
+// median and up to 1.6 s per pass). Device-free (compiled in every build, unit-tested).
+//
+// Note [Conv algorithm cache file]
+// <dir>/conv_algos.txt, where dir is dmlrt.gpu.cudnn.cache.dir, else $XDG_CACHE_HOME/dmlrt, else
+// ~/.cache/dmlrt ("none": memory only). Text, one entry per line:
+//   dmlrt-conv-algo-cache <format version> cudnn=<version>
+//   <key>\t<choice> <choice> ...            (choices fastest first; see ConvAlgoChoice::to_string)
+//   checksum <16 hex digits: FNV-1a 64 of every byte before this line>
+// A file that is truncated, corrupt (bad checksum or line) or stale (another format or cuDNN
+// version) is ignored with one warning and rewritten at the next save. Saves merge the entries
+// the file holds now (another process may have added some) with ours, write a temporary file
+// and rename it over the old one, so a reader never sees half a file. An unwritable directory
+// gets one warning; the cache then stays in memory.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace dmlrt::gpu {
+
+enum class ConvPass { kForward, kBackwardData, kBackwardFilter };
+const char* conv_pass_name(ConvPass pass);  // "fwd", "bwd_data", "bwd_filter"
+
+// Everything the timing of one convolution depends on.
+struct ConvAlgoKey {
+  ConvPass pass = ConvPass::kForward;
+  int64_t n = 0, c = 0, h = 0, w = 0;  // the batch chunk's images (NCHW)
+  int64_t k = 0, r = 0, s = 0;         // filters (K x C x R x S)
+  int64_t stride_h = 1, stride_w = 1, pad_h = 0, pad_w = 0;
+  std::string dtype;           // "fp64" | "fp32"
+  int math_type = 0;           // the cudnnMathType_t requested on the convolution descriptor
+  bool deterministic = false;  // deterministic algorithms only
+  std::string device;          // device name and compute capability
+  int64_t cudnn_version = 0;   // cudnnGetVersion()
+  // One line-safe token (no tab or newline), the map key and the key column of the file.
+  std::string to_string() const;
+};
+
+// What ran: a legacy algorithm (cudnnConvolution*Algo_t) or a graph-API engine (global index).
+enum class ConvAlgoKind { kLegacy, kEngine };
+
+struct ConvAlgoChoice {
+  ConvAlgoKind kind = ConvAlgoKind::kLegacy;
+  int algo = 0;       // the legacy enum value, or the engine's global index
+  int math_type = 0;  // the cudnnMathType_t the algorithm ran with
+  uint64_t workspace_bytes = 0;
+  double time_ms = 0.0;  // as measured by the find
+  // "L:<algo>:<math>:<workspace>:<time>" (E for an engine).
+  std::string to_string() const;
+  // Parses to_string's form; false when malformed.
+  static bool parse(const std::string& text, ConvAlgoChoice* out);
+  bool same_algorithm(const ConvAlgoChoice& o) const {
+    return kind == o.kind && algo == o.algo && math_type == o.math_type;
+  }
+};
+
+using ConvAlgoList = std::vector<ConvAlgoChoice>;
+using ConvAlgoMap = std::map<std::string, ConvAlgoList>;
+
+// The bumped version invalidates every file written before a format change.
+constexpr int kConvAlgoCacheFormat = 1;
+
+// File text of `entries` for cuDNN `cudnn_version`, checksum included.
+std::string serialize_conv_algo_cache(const ConvAlgoMap& entries, int64_t cudnn_version);
+// Parses file text written for `cudnn_version` into `out`; false with `why` set when the text
+// is truncated, corrupt or stale (out is then left empty).
+bool parse_conv_algo_cache(const std::string& text, int64_t cudnn_version, ConvAlgoMap* out,
+                           std::string* why);
+// FNV-1a 64 of `text` as 16 lower-case hex digits.
+std::string conv_algo_checksum(const std::string& text);
+
+class ConvAlgoCache {
+ public:
+  // dir: "" = the default directory (default_dir()), "none" = memory only.
+  ConvAlgoCache(const std::string& dir, int64_t cudnn_version);
+
+  // $XDG_CACHE_HOME/dmlrt, else $HOME/.cache/dmlrt; "" when neither variable is set.
+  static std::string default_dir();
+
+  // The file the cache persists to; "" when memory only.
+  const std::string& file() const { return file_; }
+
+  // The cached list of `key` (fastest first), or null. The file is read on the first lookup.
+  // Counts a hit or a miss.
+  const ConvAlgoList* find(const ConvAlgoKey& key);
+  // Sets key's list to `choices` merged with what it held (one entry per algorithm, the newer
+  // timing wins), time-sorted, saves the file, and returns the merged list.
+  const ConvAlgoList& insert(const ConvAlgoKey& key, const ConvAlgoList& choices);
+
+  size_t size() const { return entries_.size(); }
+  int64_t hits() const { return hits_; }
+  int64_t misses() const { return misses_; }
+  // Every warning this cache logged (tests read them).
+  const std::vector<std::string>& warnings() const { return warnings_; }
+
+ private:
+  void load();
+  void save();
+  void warn(const std::string& msg);
+  // The file's entries, or an empty map (with `why`) when it is missing, unreadable or invalid.
+  bool read_file(ConvAlgoMap* out, std::string* why, bool* missing) const;
+
+  std::string file_;
+  int64_t cudnn_version_;
+  bool loaded_ = false;
+  bool writable_ = true;
+  ConvAlgoMap entries_;
+  int64_t hits_ = 0, misses_ = 0;
+  std::vector<std::string> warnings_;
+};
+
+}  // namespace dmlrt::gpu
