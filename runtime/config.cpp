@@ -44,6 +44,32 @@ int64_t parse_positive_int(const std::string& key, const std::string& value, int
   return v;
 }
 
+// A positive byte count with an optional K/M/G/T suffix (powers of 1024; "B", "KB", "KiB" also).
+long long parse_byte_count(const std::string& key, const std::string& value) {
+  size_t i = 0;
+  while (i < value.size() && std::isdigit(static_cast<unsigned char>(value[i]))) ++i;
+  std::string suffix = value.substr(i);
+  std::transform(suffix.begin(), suffix.end(), suffix.begin(),
+                 [](unsigned char c) { return std::toupper(c); });
+  long long mult = 0;
+  if (suffix.empty() || suffix == "B")
+    mult = 1;
+  else if (suffix == "K" || suffix == "KB" || suffix == "KIB")
+    mult = 1LL << 10;
+  else if (suffix == "M" || suffix == "MB" || suffix == "MIB")
+    mult = 1LL << 20;
+  else if (suffix == "G" || suffix == "GB" || suffix == "GIB")
+    mult = 1LL << 30;
+  else if (suffix == "T" || suffix == "TB" || suffix == "TIB")
+    mult = 1LL << 40;
+  errno = 0;
+  const long long n = i == 0 || i > 18 ? 0 : std::strtoll(value.substr(0, i).c_str(), nullptr, 10);
+  DMLRT_REQUIRE(i > 0 && mult > 0 && errno == 0 && n > 0 && n <= (1LL << 62) / mult, ParseError,
+                key << ": expected a positive byte count such as 4096, 512M or 8G, got '" << value
+                    << "'");
+  return n * mult;
+}
+
 // SystemDS accepts -1 (all devices), a device count or id N, a range a-b, or a list a,b,c.
 bool valid_gpu_list(const std::string& s) {
   if (s == "-1") return true;
@@ -349,6 +375,16 @@ bool apply_config_key(RuntimeConfig& config, const std::string& key, const std::
   } else if (key == "sysds.scratch") {
     DMLRT_REQUIRE(!value.empty(), ParseError, key << ": expected a directory name, got ''");
     config.scratch = value;
+  } else if (key == "dmlrt.gpu.cudnn.deterministic") {
+    config.cudnn_deterministic = parse_bool(key, value);
+  } else if (key == "dmlrt.gpu.allow.tf32") {
+    config.allow_tf32 = parse_bool(key, value);
+  } else if (key == "dmlrt.gpu.cudnn.cache.dir") {
+    DMLRT_REQUIRE(!value.empty(), ParseError,
+                  key << ": expected a directory name or none, got ''");
+    config.cudnn_cache_dir = value;
+  } else if (key == "dmlrt.gpu.dnn.budget") {
+    config.dnn_budget_bytes = parse_byte_count(key, value);
   } else {
     return false;
   }

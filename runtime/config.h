@@ -22,6 +22,14 @@ struct RuntimeConfig {
   int stats_max_wrap_length = 30;         // sysds.stats.maxWrapLength
   int64_t default_block_size = 1000;      // sysds.defaultblocksize
   std::string scratch = "scratch_space";  // sysds.scratch
+  // cuDNN convolutions (DESIGN.md §5): deterministic algorithms only; TF32 math for FP32; where
+  // the timed algorithms persist ("" = $XDG_CACHE_HOME/dmlrt or ~/.cache/dmlrt, "none" = memory
+  // only); the intermediate budget of one DNN instruction in bytes (-1 = what the memory manager
+  // can still give).
+  bool cudnn_deterministic = false;  // dmlrt.gpu.cudnn.deterministic
+  bool allow_tf32 = false;           // dmlrt.gpu.allow.tf32
+  std::string cudnn_cache_dir;       // dmlrt.gpu.cudnn.cache.dir
+  long long dnn_budget_bytes = -1;   // dmlrt.gpu.dnn.budget (4096, 512M, 8G, ...)
 };
 
 // "double" | "single" (case-insensitive); throws ParseError naming `what` otherwise.

@@ -52,6 +52,10 @@ std::shared_ptr<mem::GpuSession> open_gpu_for_run(const Program& program, inst::
   o.policy = config.memory.policy;
   o.eager_free = config.gpu_eager_cuda_free;
   o.sync_each_instruction = config.gpu_sync_post_process;
+  o.dnn_budget_bytes = config.dnn_budget_bytes;
+  o.cudnn_deterministic = config.cudnn_deterministic;
+  o.allow_tf32 = config.allow_tf32;
+  o.cudnn_cache_dir = config.cudnn_cache_dir;
   std::shared_ptr<mem::GpuSession> s = mem::open_gpu_session(o, reason);
 #ifdef DMLRT_WITH_CUDA
   if (s) s->set_timing(timing);

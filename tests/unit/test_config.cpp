@@ -3,6 +3,9 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <tuple>
+#include <utility>
+#include <vector>
 
 #include "common/test_paths.h"
 #include "gpu_context/error.h"
@@ -189,4 +192,60 @@ TEST_CASE("config: files", "[config]") {
   CHECK(dmlrt::runtime::parse_precision("Double", "p") == FloatPrecision::kDouble);
   CHECK_THROWS_WITH(dmlrt::runtime::parse_precision("fp16", "option '-precision'"),
                     "option '-precision': expected double or single, got 'fp16'");
+}
+
+TEST_CASE("config: the dmlrt cuDNN and DNN budget keys", "[config][dnn]") {
+  const RuntimeConfig d;
+  CHECK_FALSE(d.cudnn_deterministic);
+  CHECK_FALSE(d.allow_tf32);
+  CHECK(d.cudnn_cache_dir.empty());
+  CHECK(d.dnn_budget_bytes == -1);
+
+  ConfigMessages messages;
+  const RuntimeConfig c = parse(
+      "<dmlrt.gpu.cudnn.deterministic>true</dmlrt.gpu.cudnn.deterministic>\n"
+      "<dmlrt.gpu.allow.tf32>TRUE</dmlrt.gpu.allow.tf32>\n"
+      "<dmlrt.gpu.cudnn.cache.dir>/tmp/algos</dmlrt.gpu.cudnn.cache.dir>\n"
+      "<dmlrt.gpu.dnn.budget>512M</dmlrt.gpu.dnn.budget>\n",
+      &messages);
+  CHECK(messages.warnings.empty());
+  CHECK(messages.notes.empty());
+  CHECK(c.cudnn_deterministic);
+  CHECK(c.allow_tf32);
+  CHECK(c.cudnn_cache_dir == "/tmp/algos");
+  CHECK(c.dnn_budget_bytes == 512LL << 20);
+
+  CHECK(parse("<dmlrt.gpu.cudnn.cache.dir>none</dmlrt.gpu.cudnn.cache.dir>\n").cudnn_cache_dir ==
+        "none");
+  const std::pair<const char*, long long> budgets[] = {
+      {"4096", 4096}, {"1k", 1024}, {"8G", 8LL << 30}, {"3MiB", 3LL << 20}, {"7B", 7}};
+  for (const auto& [text, bytes] : budgets) {
+    INFO(text);
+    CHECK(parse(std::string("<dmlrt.gpu.dnn.budget>") + text + "</dmlrt.gpu.dnn.budget>\n")
+              .dnn_budget_bytes == bytes);
+  }
+}
+
+TEST_CASE("config: bad values of the dmlrt cuDNN keys name file, line and key", "[config][dnn]") {
+  using Catch::Contains;
+  const char* budget_msg = "expected a positive byte count such as 4096, 512M or 8G, got '";
+  const std::vector<std::tuple<const char*, const char*, std::string>> cases = {
+      {"dmlrt.gpu.cudnn.deterministic", "yes", "expected true or false, got 'yes'"},
+      {"dmlrt.gpu.allow.tf32", "1", "expected true or false, got '1'"},
+      {"dmlrt.gpu.cudnn.cache.dir", "", "expected a directory name or none, got ''"},
+      {"dmlrt.gpu.dnn.budget", "0", std::string(budget_msg) + "0'"},
+      {"dmlrt.gpu.dnn.budget", "-1", std::string(budget_msg) + "-1'"},
+      {"dmlrt.gpu.dnn.budget", "12X", std::string(budget_msg) + "12X'"},
+      {"dmlrt.gpu.dnn.budget", "G", std::string(budget_msg) + "G'"},
+      {"dmlrt.gpu.dnn.budget", "99999999999999999999", std::string(budget_msg) +
+                                                           "99999999999999999999'"},
+      {"dmlrt.gpu.dnn.budget", "9000000000T", std::string(budget_msg) + "9000000000T'"},
+  };
+  for (const auto& [key, value, message] : cases) {
+    INFO(key << " = " << value);
+    const std::string body =
+        std::string("<x.other>1</x.other>\n<") + key + ">" + value + "</" + key + ">\n";
+    CHECK_THROWS_AS(parse(body), ParseError);
+    CHECK_THROWS_WITH(parse(body), Contains(std::string("c.xml:3: ") + key + ": " + message));
+  }
 }
