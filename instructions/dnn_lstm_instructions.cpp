@@ -26,6 +26,11 @@
 #include "instructions/gpu_placement.h"
 #include "kernels/cpu/dnn_lstm.h"
 
+#ifdef DMLRT_WITH_CUDA
+#include "kernels/cuda/dnn_lstm.h"
+#include "memory/gpu_session.h"
+#endif
+
 namespace dmlrt::inst {
 namespace {
 
@@ -87,8 +92,16 @@ class LstmInstruction final : public Instruction {
                             << field(n - 1) << "'");
   }
 
+  // See Note [LSTM placement].
+  bool has_gpu_impl() const override { return !cp_layout_; }
+
   void execute(ExecutionContext& ec) override {
     const bool return_seq = ec.scalar(inputs_[kReturnSeq]).to_bool();
+#ifdef DMLRT_WITH_CUDA
+    if (!cp_layout_ && ec.options().gpu)
+      if (mem::GpuSession* gpu = ec.gpu_for(*this, operand_bytes(ec)))
+        return execute_gpu(ec, *gpu, return_seq);
+#endif
     std::vector<std::shared_ptr<const kernels::MatrixBlock>> in(inputs_.size());
     std::vector<Dims> dims(inputs_.size());
     for (size_t i = 0; i < inputs_.size(); ++i) {
@@ -128,6 +141,139 @@ class LstmInstruction final : public Instruction {
   }
 
  private:
+#ifdef DMLRT_WITH_CUDA
+  // Device bytes of the inputs plus as much again for the outputs (-1 when a shape is unknown).
+  int64_t operand_bytes(ExecutionContext& ec) const {
+    int64_t sum = 0;
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+      if (i == kReturnSeq) continue;
+      const MatrixMeta& m = ec.matrix_object(inputs_[i].name)->meta();
+      const int64_t b = dense_device_bytes(ec.options().gpu.get(), m.rows, m.cols);
+      if (b < 0) return -1;
+      sum += b;
+    }
+    return 2 * sum;
+  }
+
+  // The GPU layout on cuDNN (Note [LSTM on cuDNN] in kernels/cuda/dnn_lstm.h). The forward runs
+  // in inference mode; the backward runs a training forward (filling the reserve space, which
+  // cuDNN's backward passes read), then backward data and backward weights.
+  void execute_gpu(ExecutionContext& ec, mem::GpuSession& gpu, bool return_seq) {
+    std::vector<DeviceRead> reads(inputs_.size());
+    std::vector<Dims> dims(inputs_.size());
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+      if (i == kReturnSeq) continue;
+      reads[i] = gpu_read(ec, gpu, inputs_[i]);
+      dims[i] = {reads[i]->rows(), reads[i]->cols()};
+    }
+    const cpu::LstmDims d = check_shapes(dims, return_seq);
+    const mem::DType dt = gpu.dtype();
+    const size_t es = mem::dtype_size(dt);
+    auto dense = [&](int64_t rows, int64_t cols, const char* what, bool zero = false) {
+      return mem::DeviceMatrix::dense(gpu.memory(), rows, cols, dt, gpu.stream(),
+                                      std::string("gpu_") + opcode() + " " + what, zero);
+    };
+    if (d.n == 0) {  // an empty batch: empty results and zero weight gradients
+      if (!backward_) {
+        set_gpu_output(ec, gpu, outputs_[0], dense(0, return_seq ? d.t * d.m : d.m, "out"));
+        set_gpu_output(ec, gpu, outputs_[1], dense(0, d.m, "cy"));
+        return;
+      }
+      set_gpu_output(ec, gpu, outputs_[0], dense(0, d.t * d.d, "dX"));
+      set_gpu_output(ec, gpu, outputs_[1], dense(d.d + d.m, 4 * d.m, "dW", true));
+      set_gpu_output(ec, gpu, outputs_[2], dense(1, 4 * d.m, "db", true));
+      set_gpu_output(ec, gpu, outputs_[3], dense(0, d.m, "dout0"));
+      set_gpu_output(ec, gpu, outputs_[4], dense(0, d.m, "dc0"));
+      return;
+    }
+    const mem::DeviceMatrix& x = reads[kX].dense(gpu);        // (N, T*D) = (N, T, D)
+    const mem::DeviceMatrix& w = reads[kW].dense(gpu);        // (D+M, 4M)
+    const mem::DeviceMatrix& b = reads[kB].dense(gpu);        // (1, 4M)
+    const mem::DeviceMatrix& out0 = reads[kOut0].dense(gpu);  // (N, M)
+    const mem::DeviceMatrix& c0 = reads[kC0].dense(gpu);      // (N, M)
+
+    const kernels::cuda::CudnnLstm lstm(gpu.context().cudnn(), dt == mem::DType::kFloat64,
+                                        gpu.options().allow_tf32, backward_, d.n, d.t, d.d, d.m);
+    const std::string tag = std::string("gpu_") + opcode();
+    mem::DeviceAllocation seq =
+        gpu.scratch(static_cast<size_t>(d.n) * sizeof(int32_t), tag + " sequence lengths");
+    kernels::cuda::launch_fill_int32(static_cast<int32_t*>(seq.data()), d.n,
+                                     static_cast<int32_t>(d.t), gpu.stream());
+    // Zero-filled first: the recurrent biases stay 0 and nothing is left uninitialised.
+    mem::DeviceAllocation weights =
+        gpu.scratch(lstm.weight_space_bytes(), tag + " cuDNN weight space", true);
+    const kernels::cuda::LstmWeightOffsets off = lstm.weight_offsets(weights.data());
+    with_dtype(dt, [&](auto t) {
+      using T = decltype(t);
+      kernels::cuda::launch_lstm_pack_weights(w.values_as<T>(), b.values_as<T>(),
+                                              static_cast<T*>(weights.data()), off, d.d, d.m,
+                                              gpu.stream());
+    });
+    mem::DeviceAllocation work = gpu.scratch(lstm.workspace_bytes(), tag + " cuDNN workspace");
+    const int32_t* lengths = static_cast<const int32_t*>(seq.data());
+    const size_t y_bytes = static_cast<size_t>(d.n * d.t * d.m) * es;
+
+    if (!backward_) {
+      // With return_sequences cuDNN's y is the output; else the output is the last hidden state
+      // hy and y goes to scratch.
+      mem::DeviceMatrix out = dense(d.n, return_seq ? d.t * d.m : d.m, "out");
+      mem::DeviceMatrix cy = dense(d.n, d.m, "cy");
+      mem::DeviceAllocation y_scratch;
+      if (!return_seq) y_scratch = gpu.scratch(y_bytes, tag + " y");
+      lstm.forward(lengths, x.values(), return_seq ? out.values() : y_scratch.data(), out0.values(),
+                   return_seq ? nullptr : out.values(), c0.values(), cy.values(), weights.data(),
+                   work.data(), nullptr);
+      set_gpu_output(ec, gpu, outputs_[0], std::move(out));
+      set_gpu_output(ec, gpu, outputs_[1], std::move(cy));
+      return;
+    }
+
+    const mem::DeviceMatrix& dout = reads[kDout].dense(gpu);  // (N, T*M) or (N, M)
+    const mem::DeviceMatrix& dc = reads[kDc].dense(gpu);      // (N, M)
+    mem::DeviceAllocation reserve = gpu.scratch(lstm.reserve_bytes(), tag + " cuDNN reserve");
+    mem::DeviceAllocation y = gpu.scratch(y_bytes, tag + " y");
+    lstm.forward(lengths, x.values(), y.data(), out0.values(), nullptr, c0.values(), nullptr,
+                 weights.data(), work.data(), reserve.data());
+    // dout is dy with return_sequences; else it is the gradient of the last hidden state (dhy)
+    // and dy is zero.
+    mem::DeviceAllocation dy_zero;
+    if (!return_seq) dy_zero = gpu.scratch(y_bytes, tag + " dy", true);
+    mem::DeviceMatrix dx = dense(d.n, d.t * d.d, "dX");
+    mem::DeviceMatrix dout0 = dense(d.n, d.m, "dout0");
+    mem::DeviceMatrix dc0 = dense(d.n, d.m, "dc0");
+    lstm.backward_data(lengths, y.data(), return_seq ? dout.values() : dy_zero.data(), dx.values(),
+                       out0.values(), return_seq ? nullptr : dout.values(), dout0.values(),
+                       c0.values(), dc.values(), dc0.values(), weights.data(), work.data(),
+                       reserve.data());
+    mem::DeviceAllocation dweights =
+        gpu.scratch(lstm.weight_space_bytes(), tag + " cuDNN weight gradients", true);
+    lstm.backward_weights(lengths, x.values(), out0.values(), y.data(), dweights.data(),
+                          work.data(), reserve.data());
+    mem::DeviceMatrix dw = dense(d.d + d.m, 4 * d.m, "dW");
+    mem::DeviceMatrix db = dense(1, 4 * d.m, "db");
+    with_dtype(dt, [&](auto t) {
+      using T = decltype(t);
+      kernels::cuda::launch_lstm_unpack_weights(static_cast<const T*>(dweights.data()),
+                                                dw.values_as<T>(), db.values_as<T>(), off, d.d, d.m,
+                                                gpu.stream());
+    });
+    set_gpu_output(ec, gpu, outputs_[0], std::move(dx));
+    set_gpu_output(ec, gpu, outputs_[1], std::move(dw));
+    set_gpu_output(ec, gpu, outputs_[2], std::move(db));
+    set_gpu_output(ec, gpu, outputs_[3], std::move(dout0));
+    set_gpu_output(ec, gpu, outputs_[4], std::move(dc0));
+  }
+
+  // Calls f(T{}) with the session's element type.
+  template <typename F>
+  static void with_dtype(mem::DType t, F&& f) {
+    if (t == mem::DType::kFloat64)
+      f(double{});
+    else
+      f(float{});
+  }
+#endif
+
   const char* layout_text(bool cp) const {
     if (!backward_)
       return cp ? "X°W°b°out0°c0°return_seq°out°cy°cache_out°cache_c°cache_ifog[°k]"
