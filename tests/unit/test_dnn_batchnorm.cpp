@@ -5,6 +5,8 @@
 // (Note [Batch-norm semantics] in kernels/cpu/dnn_batchnorm.cpp, docs/deviations.md).
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <iomanip>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -21,7 +23,12 @@ namespace {
 
 const std::string kM = "·MATRIX·FP64";
 
-std::string num(double v) { return std::to_string(v) + "·SCALAR·FP64·true"; }
+// An FP64 literal operand, every digit kept.
+std::string num(double v) {
+  std::ostringstream os;
+  os << std::setprecision(17) << v << "·SCALAR·FP64·true";
+  return os.str();
+}
 std::string str(const std::string& s) { return s + "·SCALAR·STRING·true"; }
 
 // CP layout: X°scale°bias°runMean°runVar°mode°eps°mu°out°mean°var°saveMean°saveInvVar°k.
