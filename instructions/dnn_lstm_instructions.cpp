@@ -16,7 +16,10 @@
 // no GPU implementation: cuDNN's reserve space is not SystemDS's cache layout, so under -gpu force
 // the CP layout keeps has_gpu_impl() false and runs on the CPU (TODO(#5): per-step cuBLAS GEMMs
 // and gate kernels writing the caches). Without a device every layout runs on the CPU; the
-// GPU-layout backward then recomputes the caches with the CPU forward.
+// GPU-layout backward then recomputes the caches with the CPU forward. The cuDNN path densifies
+// CSR inputs and runs the whole batch at once (TODO(#5): batch chunks per Note [DNN batch
+// splitting] when the operands exceed the intermediate budget; tensors beyond cuDNN's int sizes
+// fail with NotSupported).
 #include <sstream>
 #include <string>
 #include <vector>

@@ -241,15 +241,23 @@ LstmWeightOffsets CudnnLstm::weight_offsets(const void* weight_space) const {
     return static_cast<int64_t>((static_cast<const char*>(addr) - base) /
                                 static_cast<std::ptrdiff_t>(s.elem));
   };
-  // The element count of a descriptor cudnnGetRNNWeightParams filled, and its innermost stride.
-  auto count_of = [&](cudnnTensorDescriptor_t desc, int64_t* inner_stride) {
+  // The shape cudnnGetRNNWeightParams wrote into a descriptor: {1, rows, cols} for a matrix,
+  // {1, M, 1} for a bias.
+  struct Nd {
+    int nb = 0, dims[8] = {}, strides[8] = {};
+    std::string text() const {
+      std::string t = "dims {";
+      for (int i = 0; i < nb; ++i) t += (i ? ", " : "") + std::to_string(dims[i]);
+      t += "} strides {";
+      for (int i = 0; i < nb; ++i) t += (i ? ", " : "") + std::to_string(strides[i]);
+      return t + "}";
+    }
+  };
+  auto shape_of = [&](cudnnTensorDescriptor_t desc) {
+    Nd nd;
     cudnnDataType_t dt;
-    int nb = 0, dims[8], strides[8];
-    DMLRT_CUDNN_CHECK(cudnnGetTensorNdDescriptor(desc, 8, &dt, &nb, dims, strides));
-    int64_t count = 1;
-    for (int i = 0; i < nb; ++i) count *= dims[i];
-    *inner_stride = nb > 0 ? strides[nb - 1] : 1;
-    return count;
+    DMLRT_CUDNN_CHECK(cudnnGetTensorNdDescriptor(desc, 8, &dt, &nd.nb, nd.dims, nd.strides));
+    return nd;
   };
   for (int id = 0; id < 8; ++id) {
     void* maddr = nullptr;
@@ -259,17 +267,18 @@ LstmWeightOffsets CudnnLstm::weight_offsets(const void* weight_space) const {
                                 mdesc.get(), &maddr, bdesc.get(), &baddr),
         s.shape() << " linLayerID=" << id);
     const int g = id % 4;
-    const int64_t cols = id < 4 ? s.d : s.m;
-    int64_t mstride = 0, bstride = 0;
-    const int64_t mcount = count_of(mdesc.get(), &mstride),
-                  bcount = count_of(bdesc.get(), &bstride);
-    DMLRT_REQUIRE(
-        mcount == static_cast<int64_t>(s.m) * cols && mstride == 1 && bcount == s.m && bstride == 1,
-        RuntimeError,
-        "cudnnGetRNNWeightParams linLayerID "
-            << id << ": matrix of " << mcount << " cells (stride " << mstride << "), bias of "
-            << bcount << "; expected a dense " << s.m << "x" << cols << " matrix and " << s.m
-            << " biases [" << s.shape() << "]");
+    const int cols = id < 4 ? s.d : s.m;
+    const Nd mat = shape_of(mdesc.get()), bias = shape_of(bdesc.get());
+    // Row-major (M, cols): the layout the repacking kernels assume (Note [LSTM on cuDNN]).
+    const bool mat_ok = mat.nb == 3 && mat.dims[0] == 1 && mat.dims[1] == s.m &&
+                        mat.dims[2] == cols && mat.strides[1] == cols && mat.strides[2] == 1;
+    const bool bias_ok = bias.nb == 3 && bias.dims[0] == 1 && bias.dims[1] == s.m &&
+                         bias.dims[2] == 1 && bias.strides[1] == 1;
+    DMLRT_REQUIRE(mat_ok && bias_ok, RuntimeError,
+                  "cudnnGetRNNWeightParams linLayerID "
+                      << id << ": matrix " << mat.text() << ", bias " << bias.text()
+                      << "; expected a row-major " << s.m << "x" << cols << " matrix and " << s.m
+                      << " biases [" << s.shape() << "]");
     (id < 4 ? off.w : off.r)[g] = offset_of(maddr, "matrix", id);
     (id < 4 ? off.bw : off.br)[g] = offset_of(baddr, "bias", id);
   }
