@@ -26,26 +26,25 @@ double sparse_filter_conv2d_dense_cost(const kernels::cpu::ConvShape& sh);
 bool sparse_filter_conv2d_cheaper(int64_t filter_nnz, const kernels::cpu::ConvShape& sh);
 
 // Images per batch chunk on the sparse-filter path: the largest c (1..N) whose CRS x cPQ im2col
-// buffer, K x cPQ product and (image_row_bytes > 0: the bytes of c densified image rows, for CSR
-// images the kernels cannot read directly) fit budget_bytes; 0 when not even one image fits (or
-// a buffer would exceed 2^31 - 1 elements per cuSPARSE dense operand dimension product).
+// buffer and K x cPQ product (elem_bytes per element) fit budget_bytes and hold fewer than
+// kMaxCudnnTensorElements elements each; 0 when not even one image fits.
 int64_t sparse_filter_conv2d_chunk_rows(const kernels::cpu::ConvShape& sh, int64_t elem_bytes,
-                                        int64_t image_row_bytes, int64_t budget_bytes);
+                                        int64_t budget_bytes);
 
 #ifdef DMLRT_WITH_CUDA
 
 // Whether conv2d with this filter should take the sparse-filter path: the filter's device copy is
-// CSR (int32 indices), a chunk of at least one image fits budget_bytes, and the estimated cost is
+// CSR, a chunk of at least one image fits budget_bytes, and the estimated cost is
 // lower than densifying the filter.
 bool sparse_filter_conv2d_applies(mem::GpuSession& gpu, const mem::DeviceMatrix& filter,
                                   const kernels::cpu::ConvShape& sh, int64_t budget_bytes);
 
 // out (N x KPQ dense, session dtype, allocated by the caller) = conv2d(images, filter)
-// [+ bias (K x 1 dense device, may be null)]. images dense or CSR (N x CHW), filter CSR (K x CRS,
-// int32 indices; an empty CSR gives the bias alone). Splits the batch into chunks that fit
+// [+ bias (K x 1 dense device, may be null)]. images dense or CSR (N x CHW), filter CSR (K x CRS;
+// an empty CSR gives the bias alone). Splits the batch into chunks that fit
 // budget_bytes (sparse_filter_conv2d_chunk_rows); CSR images are read chunk by chunk straight from
-// their CSR rows. Throws ShapeError on mismatched operands, NotSupported for an int64-index filter
-// and OutOfMemory when not even one image fits the budget. Stream-ordered; never synchronises.
+// their CSR rows. Throws ShapeError on mismatched operands and OutOfMemory when not even one image
+// fits the budget. Stream-ordered; never synchronises.
 void sparse_filter_conv2d(mem::GpuSession& gpu, const mem::DeviceMatrix& images,
                           const mem::DeviceMatrix& filter, const mem::DeviceMatrix* bias,
                           const kernels::cpu::ConvShape& sh, int64_t budget_bytes,
