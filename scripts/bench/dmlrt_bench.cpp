@@ -1432,7 +1432,8 @@ int main(int argc, char** argv) {
           name == "conv" ? now + (o.budget_s - now) / static_cast<double>(o.dtypes.size() - d)
                          : std::numeric_limits<double>::infinity();
       std::cerr << "[bench] == " << name << " " << dname << " (t=" << std::fixed
-                << std::setprecision(1) << now << " s) ==" << std::defaultfloat << std::endl;
+                << std::setprecision(1) << now << " s) ==" << std::defaultfloat
+                << std::setprecision(6) << std::endl;
       try {
         Env env(dt);
         Timer timer(env.stream(), o);

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# The benchmark of DESIGN.md §9 in one device call (scripts/bench/README.md): dmlrt_bench (dmlrt
+# GPU instructions vs cuDNN / cuBLAS / cuSPARSE / copy bandwidth, host overhead), torch_anchor.py
+# (PyTorch conv passes and an eager LeNet step), lenet_time.py (the LeNet plan through the dmlrt
+# CLI), then report.py merges them against the targets and prints the table last.
+#
+#   here:   scripts/gpu-test.sh build          (build-gpu/carry.tar.xz, dmlrt_bench included)
+#   there:  BENCH_COMMIT=<hash> scripts/bench/run.sh     with carry ["build-gpu/carry.tar.xz"]
+#
+# Files land in $OUT (what comes back from the device call): dmlrt_bench.json, torch_anchor.json,
+# lenet.json, results.json, RESULTS.md and run.log (every step's output). Each step has a time
+# limit and a failing step does not stop the others. Knobs (environment): BENCH_BUDGET_S,
+# BENCH_TIMEOUT_S, BENCH_ARGS, TORCH_BUDGET_S, TORCH_TIMEOUT_S, TORCH_ARGS, LENET_TIMEOUT_S,
+# BENCH_COMMIT, BENCH_CARRY.
+set -uo pipefail
+cd "$(dirname "$0")/../.." || exit 1
+# BENCH_CARRY names an unpacked carry folder instead (a local try-out); by default the carried
+# tarball is unpacked into build-gpu/carry, as scripts/gpu-test.sh run does.
+carry=${BENCH_CARRY:-build-gpu/carry}
+if [ -z "${BENCH_CARRY:-}" ] && [ -f build-gpu/carry.tar.xz ]; then
+  tar -C build-gpu -xJf build-gpu/carry.tar.xz
+fi
+NV=$(python3 -c 'import nvidia,os;print(os.path.dirname(nvidia.__path__[0]))' 2>/dev/null)/nvidia
+carry_abs=$(cd "$carry" 2>/dev/null && pwd)
+export LD_LIBRARY_PATH="$NV/cu13/lib:$NV/cudnn/lib:$carry_abs/lib:${LD_LIBRARY_PATH:-}"
+export PYTHONUNBUFFERED=1
+out=${OUT:-/tmp/dmlrt-bench}
+mkdir -p "$out"
+log="$out/run.log"
+: >"$log"
+commit=${BENCH_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
+t_start=$(date +%s)
+
+status=()
+step() {  # name, time limit (s), command...: output to run.log, one status line kept
+  local name=$1 limit=$2
+  shift 2
+  local t0 rc
+  t0=$(date +%s)
+  echo "=== $name: $* (limit ${limit}s)" >>"$log"
+  timeout -k 10 "$limit" "$@" >>"$log" 2>&1
+  rc=$?
+  local note=""
+  [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] && note=" (time limit: partial results kept)"
+  [ "$rc" -eq 77 ] && note=" (skipped: no device or no torch)"
+  status+=("$name: rc=$rc in $(($(date +%s) - t0)) s$note")
+  echo "=== $name: rc=$rc$note" >>"$log"
+  echo "[run.sh] $name: rc=$rc in $(($(date +%s) - t0)) s$note" >&2
+}
+
+gpu_state() {
+  nvidia-smi --query-gpu=name,driver_version,memory.used,memory.total,clocks.sm,clocks.mem,temperature.gpu,power.draw \
+    --format=csv,noheader 2>/dev/null || echo "nvidia-smi not available"
+}
+echo "device before: $(gpu_state)" | tee -a "$log" >&2
+
+if [ -x "$carry/dmlrt_bench" ]; then
+  # shellcheck disable=SC2086  # BENCH_ARGS is a list of options
+  step dmlrt_bench "${BENCH_TIMEOUT_S:-210}" "$carry/dmlrt_bench" "$out/dmlrt_bench.json" \
+    --budget-s "${BENCH_BUDGET_S:-160}" ${BENCH_ARGS:-}
+else
+  status+=("dmlrt_bench: not run ($carry/dmlrt_bench missing: run scripts/gpu-test.sh build and carry build-gpu/carry.tar.xz)")
+fi
+# shellcheck disable=SC2086
+step torch_anchor "${TORCH_TIMEOUT_S:-100}" python3 scripts/bench/torch_anchor.py "$out/torch_anchor.json" \
+  --budget-s "${TORCH_BUDGET_S:-70}" ${TORCH_ARGS:-}
+if [ -d scripts/bench/lenet ]; then
+  step lenet "${LENET_TIMEOUT_S:-75}" python3 scripts/bench/lenet_time.py --dmlrt "$carry/dmlrt" \
+    --out "$out/lenet.json" --timeout 30
+else
+  echo "scripts/bench/lenet/ is not there yet: LeNet plan timing skipped" | tee -a "$log" >&2
+  status+=("lenet: skipped (scripts/bench/lenet/ is not there yet)")
+fi
+echo "device after: $(gpu_state)" | tee -a "$log" >&2
+
+echo "== steps (total $(($(date +%s) - t_start)) s) ==" | tee -a "$log"
+printf '%s\n' "${status[@]}" | tee -a "$log"
+echo
+python3 scripts/bench/report.py --bench "$out/dmlrt_bench.json" --torch "$out/torch_anchor.json" \
+  --lenet "$out/lenet.json" --out "$out/results.json" --markdown "$out/RESULTS.md" \
+  --commit "$commit" --command "scripts/bench/run.sh${BENCH_ARGS:+ BENCH_ARGS=$BENCH_ARGS}" 2>>"$log"
+rc=$?
+# The tree's copies (on the device machine they go with it: what comes back is $OUT); not for a
+# BENCH_CARRY try-out, whose results are not measurements.
+if [ -z "${BENCH_CARRY:-}" ]; then
+  cp -f "$out/results.json" scripts/bench/results.json 2>/dev/null
+  cp -f "$out/RESULTS.md" scripts/bench/RESULTS.md 2>/dev/null
+fi
+exit $rc
