@@ -140,6 +140,7 @@ def main(argv):
         write()
         return rc
 
+    write()  # a run stopped by its time limit leaves at least this
     plan_path = os.path.join(args.lenet_dir, "lenet.plan")
     maker = os.path.join(args.lenet_dir, "make_inputs.py")
     if not os.path.isdir(args.lenet_dir):

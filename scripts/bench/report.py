@@ -3,7 +3,7 @@
 times and ratios (dmlrt / anchor) checked against the targets of DESIGN.md §9, writes it as JSON
 and, with --markdown, as RESULTS.md (from RESULTS.template.md); prints the table last.
 
-    python3 scripts/bench/report.py --bench dmlrt_bench.json --torch torch_anchor.json \\
+    python3 scripts/bench/report.py --bench dmlrt_bench.json [--bench ...] --torch torch_anchor.json \\
         --lenet lenet.json --out scripts/bench/results.json --markdown scripts/bench/RESULTS.md \\
         --commit abc1234 --command "scripts/bench/run.sh"
 
@@ -55,6 +55,25 @@ def load(path, what, notes):
         notes.append(f"{what}: dry run (no times)")
     doc.setdefault("records", [])
     return doc
+
+
+def merge_bench(paths, notes):
+    """One dmlrt_bench document from the per-section runs of run.sh: records in order, the first
+    part's metadata, the parts' seconds summed, each part's error as a note."""
+    merged = {"records": []}
+    seconds = 0.0
+    for path in paths:
+        doc = load(path, "dmlrt_bench", notes)
+        merged["records"] += doc.pop("records")
+        seconds += doc.get("seconds") or 0.0
+        for k, v in doc.items():
+            if k not in ("error", "skipped", "seconds", "finished"):
+                merged.setdefault(k, v)
+        merged["finished"] = doc.get("finished", merged.get("finished"))
+    if len(paths) > 1:
+        merged["parts"] = [os.path.basename(p) for p in paths]
+    merged["seconds"] = seconds or None
+    return merged
 
 
 def num(v):
@@ -257,7 +276,9 @@ def render_markdown(template, fields):
 
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--bench", help="dmlrt_bench JSON")
+    ap.add_argument("--bench", action="append", default=[],
+                    help="dmlrt_bench JSON (repeatable: run.sh runs one per section)")
+    ap.add_argument("--merged-bench-out", help="also write the merged dmlrt_bench records here")
     ap.add_argument("--torch", help="torch_anchor.py JSON")
     ap.add_argument("--lenet", help="lenet_time.py JSON")
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "results.json"))
@@ -270,7 +291,11 @@ def main(argv):
     args = ap.parse_args(argv)
 
     notes = []
-    bench = load(args.bench, "dmlrt_bench", notes)
+    bench = merge_bench(args.bench, notes)
+    if args.merged_bench_out:
+        with open(args.merged_bench_out, "w") as f:
+            json.dump(bench, f, indent=1)
+            f.write("\n")
     torch = load(args.torch, "torch_anchor", notes)
     lenet = load(args.lenet, "lenet_time", notes)
     rows = build_rows(bench, torch, lenet)
@@ -286,6 +311,7 @@ def main(argv):
                      "cuda_torch": torch.get("cuda_version")},
         "seconds": {"dmlrt_bench": bench.get("seconds"), "torch_anchor": torch.get("seconds")},
     }
+    notes = list(dict.fromkeys(notes))  # per-section parts repeat e.g. "no device"
     doc = {"meta": meta, "targets": TARGETS, "summary": summary, "notes": notes, "rows": rows}
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w") as f:

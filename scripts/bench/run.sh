@@ -10,7 +10,7 @@
 # Files land in $OUT (what comes back from the device call): dmlrt_bench.json, torch_anchor.json,
 # lenet.json, results.json, RESULTS.md and run.log (every step's output). Each step has a time
 # limit and a failing step does not stop the others. Knobs (environment): BENCH_BUDGET_S,
-# BENCH_TIMEOUT_S, BENCH_ARGS, TORCH_BUDGET_S, TORCH_TIMEOUT_S, TORCH_ARGS, LENET_TIMEOUT_S,
+# BENCH_SECTIONS, BENCH_ARGS, TORCH_BUDGET_S, TORCH_TIMEOUT_S, TORCH_ARGS, LENET_TIMEOUT_S,
 # BENCH_COMMIT, BENCH_CARRY.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
@@ -54,10 +54,19 @@ gpu_state() {
 }
 echo "device before: $(gpu_state)" | tee -a "$log" >&2
 
+# One dmlrt_bench process per section, so a fault that poisons a CUDA context (the newest code,
+# conv, runs last) costs only its own section; each gets the time the budget has left.
+bench_parts=()
 if [ -x "$carry/dmlrt_bench" ]; then
-  # shellcheck disable=SC2086  # BENCH_ARGS is a list of options
-  step dmlrt_bench "${BENCH_TIMEOUT_S:-210}" "$carry/dmlrt_bench" "$out/dmlrt_bench.json" \
-    --budget-s "${BENCH_BUDGET_S:-160}" ${BENCH_ARGS:-}
+  bench_t0=$(date +%s)
+  for section in ${BENCH_SECTIONS:-gemm cell overhead conv}; do
+    left=$((${BENCH_BUDGET_S:-160} - ($(date +%s) - bench_t0)))
+    [ "$left" -lt 5 ] && left=5
+    # shellcheck disable=SC2086  # BENCH_ARGS is a list of options
+    step "dmlrt_bench $section" $((left + 50)) "$carry/dmlrt_bench" "$out/bench_$section.json" \
+      --sections "$section" --budget-s "$left" ${BENCH_ARGS:-}
+    bench_parts+=(--bench "$out/bench_$section.json")
+  done
 else
   status+=("dmlrt_bench: not run ($carry/dmlrt_bench missing: run scripts/gpu-test.sh build and carry build-gpu/carry.tar.xz)")
 fi
@@ -76,10 +85,13 @@ echo "device after: $(gpu_state)" | tee -a "$log" >&2
 echo "== steps (total $(($(date +%s) - t_start)) s) ==" | tee -a "$log"
 printf '%s\n' "${status[@]}" | tee -a "$log"
 echo
-python3 scripts/bench/report.py --bench "$out/dmlrt_bench.json" --torch "$out/torch_anchor.json" \
-  --lenet "$out/lenet.json" --out "$out/results.json" --markdown "$out/RESULTS.md" \
-  --commit "$commit" --command "scripts/bench/run.sh${BENCH_ARGS:+ BENCH_ARGS=$BENCH_ARGS}" 2>>"$log"
+python3 scripts/bench/report.py "${bench_parts[@]}" --merged-bench-out "$out/dmlrt_bench.json" \
+  --torch "$out/torch_anchor.json" --lenet "$out/lenet.json" --out "$out/results.json" \
+  --markdown "$out/RESULTS.md" --commit "$commit" \
+  --command "scripts/bench/run.sh${BENCH_ARGS:+ BENCH_ARGS=$BENCH_ARGS}" 2>>"$log"
 rc=$?
+# At most 8 files come back from a device call: the parts live on in dmlrt_bench.json.
+[ "$rc" -eq 0 ] && rm -f "$out"/bench_*.json
 # The tree's copies (on the device machine they go with it: what comes back is $OUT); not for a
 # BENCH_CARRY try-out, whose results are not measurements.
 if [ -z "${BENCH_CARRY:-}" ]; then

@@ -108,6 +108,35 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(rows[("conv", "lenet.conv1.fwd", "fp64")]["status"], "NO DATA")
         self.assertIn("not found", text)
 
+    def test_per_section_parts_are_merged(self):
+        with open(os.path.join(DATA, "sample_bench.json")) as f:
+            whole = json.load(f)
+        paths = []
+        for i, section in enumerate(("conv", "gemm", "cell", "overhead", "session")):
+            part = dict(whole, records=[r for r in whole["records"] if r["section"] == section], seconds=10.0 + i)
+            if section == "session":
+                part["error"] = "no usable CUDA device (sample)"
+            paths.append(os.path.join(self.tmp.name, f"bench_{section}.json"))
+            with open(paths[-1], "w") as f:
+                json.dump(part, f)
+        merged_path = os.path.join(self.tmp.name, "merged.json")
+        out = os.path.join(self.tmp.name, "results.json")
+        args = ["--out", out, "--merged-bench-out", merged_path, "--torch", os.path.join(DATA, "sample_torch.json")]
+        for p in paths:
+            args += ["--bench", p]
+        p = run_py("report.py", *args)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(merged_path) as f:
+            merged = json.load(f)
+        self.assertEqual([r["name"] for r in merged["records"]], [r["name"] for r in whole["records"]])
+        self.assertEqual(merged["seconds"], 10 + 11 + 12 + 13 + 14)
+        self.assertEqual(merged["cudnn_version"], 91900)
+        with open(out) as f:
+            doc = json.load(f)
+        self.assertIn("dmlrt_bench: no usable CUDA device (sample)", doc["notes"])
+        rows = {(r["section"], r["name"], r["dtype"]): r for r in doc["rows"]}
+        self.assertEqual(rows[("gemm", "gemv_131072x1024", "fp32")]["status"], "FAIL")
+
     def test_dry_run_torch_input(self):
         dry = os.path.join(self.tmp.name, "dry.json")
         p = run_py("torch_anchor.py", dry, "--dry-run")
