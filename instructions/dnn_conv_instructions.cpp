@@ -2,21 +2,109 @@
 // BEFORE the filter), conv2d_backward_filter (X°dout°12°out) and conv2d_backward_data
 // (W°dout°12°out), each with the optional trailing k and memory budget (ignored). The 12 shape
 // scalars are stride_h, stride_w, pad_h, pad_w, N, C, H, W, K, C, R, S
-// (reference/systemds-format.md §3). CPU only for now; kernels in kernels/cpu/dnn_conv.
+// (reference/systemds-format.md §3). CPU: kernels/cpu/dnn_conv. GPU: cuDNN through
+// kernels/cuda/dnn_conv, with timed, cached algorithms and batch splitting (Note [cuDNN algorithm
+// choice], Note [DNN batch splitting] in dnn_gpu_common.h). make_conv2d_bias_add_relu builds a
+// conv2d_bias_add whose output is max(conv + bias, 0) on both backends, for a fusing plan rewrite.
+#include <algorithm>
+#include <cmath>
 #include <sstream>
 
 #include "gpu_context/error.h"
 #include "instructions/dnn_families.h"
+#include "instructions/dnn_gpu_common.h"
+#include "instructions/gpu_placement.h"
 #include "kernels/cpu/dnn_conv.h"
+
+#ifdef DMLRT_WITH_CUDA
+#include <optional>
+
+#include "gpu_context/library_check.h"
+#include "gpu_context/log.h"
+#include "kernels/cuda/dnn_conv.h"
+#include "memory/gpu_session.h"
+#include "memory/row_fetcher.h"
+#endif
 
 namespace dmlrt::inst {
 namespace {
+
+namespace cpu = kernels::cpu;
+
+// Device bytes of the matrix bound to `op` from its metadata (-1 when a dim is unknown).
+int64_t meta_bytes(ExecutionContext& ec, const Operand& op) {
+  const MatrixMeta& m = ec.matrix_object(op.name)->meta();
+  return dense_device_bytes(ec.options().gpu.get(), m.rows, m.cols);
+}
+
+// max(x, 0) of every cell as Java's Math.max computes it (NaN stays NaN, -0 becomes 0).
+kernels::MatrixBlock relu_of(const kernels::MatrixBlock& y) {
+  kernels::MatrixBlock d = y.to_dense();
+  for (double& v : d.dense_values())
+    if (!(v > 0.0) && !std::isnan(v)) v = 0.0;
+  d.examine_format();
+  return d;
+}
+
+#ifdef DMLRT_WITH_CUDA
+
+using Pass = dmlrt::gpu::ConvPass;
+namespace kc = kernels::cuda;
+
+// Note [cuDNN algorithm choice]
+// Each pass (forward, backward data, backward filter) of each batch chunk shape is timed once with
+// cudnnFind*AlgorithmEx on the real buffers; the successful algorithms (deterministic ones only
+// under dmlrt.gpu.cudnn.deterministic), fastest first, go into the session's ConvAlgoCache (key:
+// pass, chunk N, C, H, W, K, R, S, strides, pads, dtype, math type, deterministic flag, device and
+// cuDNN version), which persists across runs. A run takes the fastest cached algorithm whose
+// workspace fits the cap; on OutOfMemory from the memory manager or a cuDNN error (ALLOC_FAILED,
+// NOT_SUPPORTED, ...) it moves down the list; when nothing runs the batch chunk is halved (a
+// smaller chunk has its own key and find); one image that still fails is an error naming the
+// instruction and the shapes. Math: FP64 CUDNN_DEFAULT_MATH; FP32 CUDNN_FMA_MATH (no TF32
+// conversion), CUDNN_TENSOR_OP_MATH only with dmlrt.gpu.allow.tf32 (peers-and-perf.md §1a:
+// DEFAULT_MATH would silently pick TF32 on Hopper). A cached list that has no algorithm within
+// the current cap (found under a larger one) is re-timed and merged.
+//
+// Note [cuDNN workspace cap]
+// The workspace of one conv pass is at most kMaxConvWorkspace = 4 GiB and never more than the
+// intermediate budget leaves after the operands (see chunk_plan). 4 GiB covers the largest winning
+// workspace measured on the H200 for the ten benchmark layers (Winograd-nonfused on VGG conv1_2,
+// FP32, 3.5 GiB at N=64, 1.6x faster than PyTorch's pick: peers-and-perf.md §1a), is what
+// TensorFlow settled on for TF32 kernels (§1f: 4-8 GB), and is 3% of an H200; SystemDS's 1e9
+// would lose that algorithm. The find allocates only the largest workspace some algorithm needs
+// within the cap (not the cap itself), and frees it back to the manager's cache at once.
+constexpr int64_t kMaxConvWorkspace = int64_t{4} << 30;
+
+// The rows of a batch chunk and the workspace cap that go with it; see chunk_plan.
+struct ChunkPlan {
+  int64_t rows = 1;
+  int64_t workspace_cap = 0;
+};
+
+// The bytes per batch row are one image row and one dout/output row (CHW + KPQ elements: every
+// pass touches one of each per image), the fixed bytes the filter or its gradient (K x CRS). A
+// quarter of what the budget leaves after the filter is reserved for the workspace before the
+// chunk is sized; the workspace then gets what the chunk leaves (up to kMaxConvWorkspace).
+ChunkPlan chunk_plan(int64_t n, int64_t rows, int64_t per_row, int64_t fixed, int64_t budget,
+                     int64_t elements_per_row) {
+  const int64_t room = std::max<int64_t>(0, budget - fixed);
+  const int64_t reserve = std::min(kMaxConvWorkspace, room / 4);
+  ChunkPlan plan;
+  plan.rows =
+      rows > 0 ? rows : dnn_chunk_rows(n, per_row, fixed + reserve, budget, elements_per_row);
+  plan.workspace_cap = std::clamp<int64_t>(room - plan.rows * per_row, 0, kMaxConvWorkspace);
+  return plan;
+}
+
+#endif  // DMLRT_WITH_CUDA
 
 enum class ConvOp { kForward, kForwardBias, kBackwardFilter, kBackwardData };
 
 class Conv2d final : public Instruction {
  public:
-  Conv2d(InstructionText t, ConvOp op) : Instruction(std::move(t)), op_(op) {
+  // relu: conv2d_bias_add only; the output is max(conv + bias, 0) (fused on the GPU).
+  Conv2d(InstructionText t, ConvOp op, bool relu = false)
+      : Instruction(std::move(t)), op_(op), relu_(relu) {
     const size_t n_in = op_ == ConvOp::kForwardBias ? 3 : 2;
     // inputs, 12 shape scalars, out, then the optional k and memory budget.
     expect_fields(n_in + 13, n_in + 15);
@@ -38,15 +126,26 @@ class Conv2d final : public Instruction {
         where() << ": " << opcode() << " expects a matrix output, got " << out_.to_string());
   }
 
+  bool has_gpu_impl() const override { return true; }
+
   void execute(ExecutionContext& ec) override {
-    const kernels::cpu::ConvShape sh = shape(ec);
-    namespace cpu = kernels::cpu;
+    const cpu::ConvShape sh = shape(ec);
+#ifdef DMLRT_WITH_CUDA
+    if (ec.options().gpu)
+      if (mem::GpuSession* gpu = ec.gpu_for(*this, operand_bytes(ec, sh)))
+        return execute_gpu(ec, *gpu, sh);
+#endif
+    execute_cpu(ec, sh);
+  }
+
+ private:
+  void execute_cpu(ExecutionContext& ec, const cpu::ConvShape& sh) {
     switch (op_) {
       case ConvOp::kForward: {
         auto x = ec.matrix(inputs_[0]);
         auto w = ec.matrix(inputs_[1]);
-        check_image("X", *x, sh);
-        check_filter("W", *w, sh);
+        check_image("X", dims(*x), sh);
+        check_filter("W", dims(*w), sh);
         ec.set_matrix(out_.name, cpu::conv2d(*x, *w, sh));
         return;
       }
@@ -54,37 +153,62 @@ class Conv2d final : public Instruction {
         auto x = ec.matrix(inputs_[0]);
         auto b = ec.matrix(inputs_[1]);
         auto w = ec.matrix(inputs_[2]);
-        check_image("X", *x, sh);
-        check_filter("W", *w, sh);
-        check("bias", *b, sh.k, 1, "K x 1", sh);
-        ec.set_matrix(out_.name, cpu::conv2d(*x, *w, sh, b.get()));
+        check_image("X", dims(*x), sh);
+        check_filter("W", dims(*w), sh);
+        check_bias(dims(*b), sh);
+        kernels::MatrixBlock y = cpu::conv2d(*x, *w, sh, b.get());
+        ec.set_matrix(out_.name, relu_ ? relu_of(y) : std::move(y));
         return;
       }
       case ConvOp::kBackwardFilter: {
         auto x = ec.matrix(inputs_[0]);
         auto dout = ec.matrix(inputs_[1]);
-        check_image("X", *x, sh);
-        check_dout(*dout, sh);
+        check_image("X", dims(*x), sh);
+        check_dout(dims(*dout), sh);
         ec.set_matrix(out_.name, cpu::conv2d_backward_filter(*x, *dout, sh));
         return;
       }
       case ConvOp::kBackwardData: {
         auto w = ec.matrix(inputs_[0]);
         auto dout = ec.matrix(inputs_[1]);
-        check_filter("W", *w, sh);
-        check_dout(*dout, sh);
+        check_filter("W", dims(*w), sh);
+        check_dout(dims(*dout), sh);
         ec.set_matrix(out_.name, cpu::conv2d_backward_data(*w, *dout, sh));
         return;
       }
     }
   }
 
- private:
+  // Device bytes of the inputs (from their metadata) and the dense output; -1 when unknown.
+  int64_t operand_bytes(ExecutionContext& ec, const cpu::ConvShape& sh) const {
+    int64_t out_rows = sh.n, out_cols = sh.k * sh.p * sh.q;
+    if (op_ == ConvOp::kBackwardFilter) out_rows = sh.k, out_cols = sh.c * sh.r * sh.s;
+    if (op_ == ConvOp::kBackwardData) out_cols = sh.c * sh.h * sh.w;
+    int64_t total = dense_device_bytes(ec.options().gpu.get(), out_rows, out_cols);
+    for (const Operand& in : inputs_) {
+      const int64_t b = meta_bytes(ec, in);
+      if (b < 0 || total < 0) return -1;
+      total += b;
+    }
+    return total;
+  }
+
+#ifdef DMLRT_WITH_CUDA
+  void execute_gpu(ExecutionContext& ec, mem::GpuSession& gpu, const cpu::ConvShape& sh);
+  void run_passes(mem::GpuSession& gpu, Pass pass, const cpu::ConvShape& sh,
+                  const mem::DeviceMatrix* x, const mem::DeviceMatrix* dy, const void* w,
+                  void* out) const;
+  bool run_chunk(mem::GpuSession& gpu, Pass pass, const kc::ConvDims& d, const kc::ConvTensors& t,
+                 double beta, int64_t workspace_cap, std::string* last_error) const;
+  void bias_and_relu(mem::GpuSession& gpu, const cpu::ConvShape& sh, const mem::DeviceMatrix* bias,
+                     mem::DeviceMatrix& y) const;
+#endif
+
   // Reads the 12 shape scalars and checks them (no input data needed).
-  kernels::cpu::ConvShape shape(ExecutionContext& ec) const {
+  cpu::ConvShape shape(ExecutionContext& ec) const {
     int64_t v[12];
     for (size_t i = 0; i < 12; ++i) v[i] = ec.scalar(shape_ops_[i]).to_int();
-    kernels::cpu::ConvShape sh;
+    cpu::ConvShape sh;
     sh.stride_h = v[0], sh.stride_w = v[1], sh.pad_h = v[2], sh.pad_w = v[3];
     sh.n = v[4], sh.c = v[5], sh.h = v[6], sh.w = v[7];
     sh.k = v[8], sh.r = v[10], sh.s = v[11];
@@ -113,7 +237,7 @@ class Conv2d final : public Instruction {
     return sh;
   }
 
-  static std::string params_string(const kernels::cpu::ConvShape& sh) {
+  static std::string params_string(const cpu::ConvShape& sh) {
     std::ostringstream os;
     os << "N=" << sh.n << " C=" << sh.c << " H=" << sh.h << " W=" << sh.w << " K=" << sh.k
        << " R=" << sh.r << " S=" << sh.s << " stride=[" << sh.stride_h << ", " << sh.stride_w
@@ -121,32 +245,329 @@ class Conv2d final : public Instruction {
     return os.str();
   }
 
-  void check(const char* name, const kernels::MatrixBlock& b, int64_t rows, int64_t cols,
-             const char* expected, const kernels::cpu::ConvShape& sh) const {
-    DMLRT_REQUIRE(b.rows() == rows && b.cols() == cols, ShapeError,
-                  opcode() << ": " << name << " is " << kernels::dims_string(b.rows(), b.cols())
+  struct Dims {
+    int64_t rows, cols;
+  };
+  static Dims dims(const kernels::MatrixBlock& b) { return {b.rows(), b.cols()}; }
+#ifdef DMLRT_WITH_CUDA
+  static Dims dims(const mem::DeviceMatrix& m) { return {m.rows(), m.cols()}; }
+#endif
+
+  void check(const char* name, Dims b, int64_t rows, int64_t cols, const char* expected,
+             const cpu::ConvShape& sh) const {
+    DMLRT_REQUIRE(b.rows == rows && b.cols == cols, ShapeError,
+                  opcode() << ": " << name << " is " << kernels::dims_string(b.rows, b.cols)
                            << ", expected " << expected << " = " << kernels::dims_string(rows, cols)
                            << " (" << params_string(sh) << ")");
   }
-  void check_image(const char* name, const kernels::MatrixBlock& b,
-                   const kernels::cpu::ConvShape& sh) const {
+  void check_image(const char* name, Dims b, const cpu::ConvShape& sh) const {
     check(name, b, sh.n, sh.c * sh.h * sh.w, "N x CHW", sh);
   }
-  void check_filter(const char* name, const kernels::MatrixBlock& b,
-                    const kernels::cpu::ConvShape& sh) const {
+  void check_filter(const char* name, Dims b, const cpu::ConvShape& sh) const {
     check(name, b, sh.k, sh.c * sh.r * sh.s, "K x CRS", sh);
   }
-  void check_dout(const kernels::MatrixBlock& b, const kernels::cpu::ConvShape& sh) const {
+  void check_dout(Dims b, const cpu::ConvShape& sh) const {
     check("dout", b, sh.n, sh.k * sh.p * sh.q, "N x KPQ", sh);
+  }
+  void check_bias(Dims b, const cpu::ConvShape& sh) const {
+    check("bias", b, sh.k, 1, "K x 1", sh);
   }
 
   ConvOp op_;
+  bool relu_ = false;
   std::vector<Operand> inputs_;     // X, W / X, bias, W / X, dout / W, dout
   std::vector<Operand> shape_ops_;  // the 12 shape scalars
   Operand out_;
 };
 
+#ifdef DMLRT_WITH_CUDA
+
+// A shape with an empty dimension: no cuDNN call (its descriptors need every dim >= 1); the
+// convolution sum is empty, so the output is zero (plus the bias).
+bool degenerate(const cpu::ConvShape& sh) {
+  return sh.n == 0 || sh.c == 0 || sh.h == 0 || sh.w == 0 || sh.k == 0 || sh.r == 0 || sh.s == 0;
+}
+
+cudnnMathType_t math_type_of(const mem::GpuSession& gpu) {
+  if (gpu.dtype() == mem::DType::kFloat64) return CUDNN_DEFAULT_MATH;
+  return gpu.options().allow_tf32 ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH;
+}
+
+dmlrt::gpu::ConvAlgoKey algo_key(mem::GpuSession& gpu, Pass pass, const kc::ConvDims& d) {
+  dmlrt::gpu::ConvAlgoKey key;
+  key.pass = pass;
+  key.n = d.n, key.c = d.c, key.h = d.h, key.w = d.w, key.k = d.k, key.r = d.r, key.s = d.s;
+  key.stride_h = d.stride_h, key.stride_w = d.stride_w, key.pad_h = d.pad_h, key.pad_w = d.pad_w;
+  key.dtype = mem::dtype_name(gpu.dtype());
+  key.math_type = static_cast<int>(math_type_of(gpu));
+  key.deterministic = gpu.options().cudnn_deterministic;
+  const cudaDeviceProp& prop = gpu.context().properties();
+  key.device = std::string(prop.name) + " cc" + std::to_string(prop.major) + "." +
+               std::to_string(prop.minor);
+  key.cudnn_version = static_cast<int64_t>(cudnnGetVersion());
+  return key;
+}
+
+// Times the legacy algorithms of one chunk (Note [cuDNN algorithm choice]) with the largest
+// workspace some algorithm needs within `cap` (halved while the manager cannot give it).
+// Backward filter accumulating into dW (beta 1) is timed into a scratch dW, so that the find does
+// not overwrite the chunks already summed.
+dmlrt::gpu::ConvAlgoList time_algorithms(mem::GpuSession& gpu, cudnnHandle_t h, Pass pass,
+                                         const kc::ConvDescriptors& desc, kc::ConvTensors t,
+                                         double beta, int64_t cap, const std::string& what) {
+  size_t need = 0;
+  const int count = kc::algorithm_count(h, pass);
+  for (int a = 0; a < count; ++a) {
+    size_t bytes = 0;
+    if (kc::algorithm_workspace(h, pass, desc, a, &bytes) && bytes <= static_cast<size_t>(cap))
+      need = std::max(need, bytes);
+  }
+  mem::DeviceAllocation workspace;
+  for (;;) {
+    try {
+      workspace = gpu.scratch(need, what + " (cuDNN find workspace)");
+      break;
+    } catch (const OutOfMemory&) {
+      if (need == 0) throw;
+      need /= 2;
+    }
+  }
+  mem::DeviceAllocation scratch_dw;
+  if (pass == Pass::kBackwardFilter && beta != 0.0) {
+    const kc::ConvDims& d = desc.dims();
+    scratch_dw = gpu.scratch(static_cast<size_t>(d.k * d.c * d.r * d.s) * dtype_size(gpu.dtype()),
+                             what + " (cuDNN find output)");
+    t.w = scratch_dw.data();
+  }
+  return kc::find_algorithms(h, pass, desc, t, workspace.data(), need,
+                             gpu.options().cudnn_deterministic);
+}
+
+void Conv2d::execute_gpu(ExecutionContext& ec, mem::GpuSession& gpu, const cpu::ConvShape& sh) {
+  const int64_t chw = sh.c * sh.h * sh.w, kpq = sh.k * sh.p * sh.q, crs = sh.c * sh.r * sh.s;
+  const bool empty = degenerate(sh);
+  const std::string what = "gpu_" + opcode();
+  switch (op_) {
+    case ConvOp::kForward:
+    case ConvOp::kForwardBias: {
+      const bool with_bias = op_ == ConvOp::kForwardBias;
+      DeviceRead x = gpu_read(ec, gpu, inputs_[0]);
+      DeviceRead b;
+      if (with_bias) b = gpu_read(ec, gpu, inputs_[1]);
+      DeviceRead w = gpu_read(ec, gpu, inputs_[with_bias ? 2 : 1]);
+      check_image("X", dims(*x), sh);
+      check_filter("W", dims(*w), sh);
+      if (with_bias) check_bias(dims(*b), sh);
+      // (N, K*P*Q) row-major = NCHW (n, k, p, q)
+      mem::DeviceMatrix y = mem::DeviceMatrix::dense(gpu.memory(), sh.n, kpq, gpu.dtype(),
+                                                     gpu.stream(), what + " output", empty);
+      const mem::DeviceMatrix* bias = with_bias ? &b.dense(gpu) : nullptr;
+      // Integration point for the sparse-filter path (instructions/dnn_sparse_conv.h, issue #5):
+      // when w->is_sparse() and sparse_filter_conv2d_applies(gpu, *w, sh,
+      // dnn_intermediate_budget(gpu)), call sparse_filter_conv2d(gpu, *x, *w, bias, sh, budget, y)
+      // (it adds the bias itself), apply the ReLU of relu_ and return. Enabled once its
+      // implementation (dnn_sparse_conv.cpp) is in the tree.
+      if (!empty)
+        run_passes(gpu, Pass::kForward, sh, &*x, nullptr, w.dense(gpu).values(), y.values());
+      bias_and_relu(gpu, sh, bias, y);
+      set_gpu_output(ec, gpu, out_.name, std::move(y));
+      return;
+    }
+    case ConvOp::kBackwardFilter: {
+      DeviceRead x = gpu_read(ec, gpu, inputs_[0]);
+      DeviceRead dout = gpu_read(ec, gpu, inputs_[1]);
+      check_image("X", dims(*x), sh);
+      check_dout(dims(*dout), sh);
+      // (K, C*R*S) row-major = KCRS
+      mem::DeviceMatrix dw = mem::DeviceMatrix::dense(gpu.memory(), sh.k, crs, gpu.dtype(),
+                                                      gpu.stream(), what + " output", empty);
+      if (!empty) run_passes(gpu, Pass::kBackwardFilter, sh, &*x, &*dout, nullptr, dw.values());
+      set_gpu_output(ec, gpu, out_.name, std::move(dw));
+      return;
+    }
+    case ConvOp::kBackwardData: {
+      DeviceRead w = gpu_read(ec, gpu, inputs_[0]);
+      DeviceRead dout = gpu_read(ec, gpu, inputs_[1]);
+      check_filter("W", dims(*w), sh);
+      check_dout(dims(*dout), sh);
+      // (N, C*H*W) row-major = NCHW
+      mem::DeviceMatrix dx = mem::DeviceMatrix::dense(gpu.memory(), sh.n, chw, gpu.dtype(),
+                                                      gpu.stream(), what + " output", empty);
+      if (!empty)
+        run_passes(gpu, Pass::kBackwardData, sh, nullptr, &*dout, w.dense(gpu).values(),
+                   dx.values());
+      set_gpu_output(ec, gpu, out_.name, std::move(dx));
+      return;
+    }
+  }
+}
+
+// Runs `pass` over the batch in chunks (Note [DNN batch splitting]): x (N, CHW) and dy (N, KPQ)
+// are the batch operands the pass reads (dense or CSR; fetched chunk by chunk), w the dense
+// filter (forward, backward data); out is y (N, KPQ), dx (N, CHW) or dW (K, CRS, summed over the
+// chunks with beta 1).
+void Conv2d::run_passes(mem::GpuSession& gpu, Pass pass, const cpu::ConvShape& sh,
+                        const mem::DeviceMatrix* x, const mem::DeviceMatrix* dy, const void* w,
+                        void* out) const {
+  const int64_t e = static_cast<int64_t>(dtype_size(gpu.dtype()));
+  const int64_t chw = sh.c * sh.h * sh.w, kpq = sh.k * sh.p * sh.q, crs = sh.c * sh.r * sh.s;
+  DMLRT_REQUIRE(chw < kMaxCudnnTensorElements && kpq < kMaxCudnnTensorElements &&
+                    sh.k * crs < kMaxCudnnTensorElements,
+                NotSupported,
+                opcode() << ": cuDNN cannot index tensors of " << kMaxCudnnTensorElements
+                         << " or more elements: an image row has CHW=" << chw
+                         << ", a dout row KPQ=" << kpq << ", the filter K*CRS=" << sh.k * crs
+                         << " (" << params_string(sh) << ")");
+  kc::ConvDims d;
+  d.n = sh.n, d.c = sh.c, d.h = sh.h, d.w = sh.w, d.k = sh.k, d.r = sh.r, d.s = sh.s;
+  d.p = sh.p, d.q = sh.q;
+  d.stride_h = sh.stride_h, d.stride_w = sh.stride_w, d.pad_h = sh.pad_h, d.pad_w = sh.pad_w;
+  const int64_t budget = dnn_intermediate_budget(gpu);
+  const int64_t per_row = (chw + kpq) * e, fixed = sh.k * crs * e;
+  ChunkPlan plan = chunk_plan(sh.n, 0, per_row, fixed, budget, std::max(chw, kpq));
+  const std::string what = "gpu_" + opcode();
+  std::string last_error;
+  bool last_oom = false;
+  int64_t r0 = 0;  // rows before r0 are done
+  for (;;) {
+    try {
+      std::optional<mem::RowFetcher> xf, yf;
+      if (x != nullptr) xf.emplace(gpu, *x, plan.rows, what + " images");
+      if (dy != nullptr) yf.emplace(gpu, *dy, plan.rows, what + " dout");
+      for (; r0 < sh.n;) {
+        const int64_t r1 = std::min(sh.n, r0 + plan.rows);
+        kc::ConvDims cd = d;
+        cd.n = r1 - r0;
+        char* o = static_cast<char*>(out);
+        // cuDNN reads the inputs through const pointers; ConvTensors is one struct for all passes.
+        kc::ConvTensors t;
+        t.w = const_cast<void*>(w);
+        if (xf) t.x = const_cast<void*>(xf->rows(r0, r1));
+        if (yf) t.y = const_cast<void*>(yf->rows(r0, r1));
+        double beta = 0.0;
+        switch (pass) {
+          case Pass::kForward:
+            t.y = o + r0 * kpq * e;
+            break;
+          case Pass::kBackwardData:
+            t.x = o + r0 * chw * e;
+            break;
+          case Pass::kBackwardFilter:
+            t.w = out;
+            beta = r0 > 0 ? 1.0 : 0.0;
+            break;
+        }
+        if (!run_chunk(gpu, pass, cd, t, beta, plan.workspace_cap, &last_error)) {
+          last_oom = false;
+          break;
+        }
+        r0 = r1;
+      }
+      if (r0 >= sh.n) return;
+    } catch (const OutOfMemory& err) {  // a row-fetcher buffer
+      last_error = err.what();
+      last_oom = true;
+    }
+    if (plan.rows == 1) {
+      std::ostringstream os;
+      os << opcode() << ": no cuDNN " << dmlrt::gpu::conv_pass_name(pass)
+         << " algorithm could run, even on one image at a time (" << params_string(sh) << ", "
+         << mem::dtype_name(gpu.dtype()) << ", intermediate budget " << budget
+         << " bytes); last error: " << last_error;
+      if (last_oom) throw OutOfMemory(os.str());
+      throw RuntimeError(os.str());
+    }
+    plan = chunk_plan(sh.n, (plan.rows + 1) / 2, per_row, fixed, budget, std::max(chw, kpq));
+    DMLRT_DEBUG(opcode() << ": retrying with batch chunks of " << plan.rows
+                         << " images after: " << last_error);
+  }
+}
+
+// One pass on one batch chunk with the cached (or newly timed) algorithms, fastest first; false
+// (with last_error) when none ran. See Note [cuDNN algorithm choice].
+bool Conv2d::run_chunk(mem::GpuSession& gpu, Pass pass, const kc::ConvDims& d,
+                       const kc::ConvTensors& t, double beta, int64_t workspace_cap,
+                       std::string* last_error) const {
+  const std::string what = "gpu_" + opcode();
+  try {
+    cudnnHandle_t h = gpu.context().cudnn();
+    kc::ConvDescriptors desc(d, gpu.dtype() == mem::DType::kFloat64, math_type_of(gpu));
+    const dmlrt::gpu::ConvAlgoKey key = algo_key(gpu, pass, d);
+    dmlrt::gpu::ConvAlgoCache& cache = gpu.conv_algos();
+    const dmlrt::gpu::ConvAlgoList* cached = cache.find(key);
+    dmlrt::gpu::ConvAlgoList list = cached != nullptr ? *cached : dmlrt::gpu::ConvAlgoList{};
+    const auto fits = [&](const dmlrt::gpu::ConvAlgoChoice& c) {
+      return c.kind == dmlrt::gpu::ConvAlgoKind::kLegacy &&
+             c.workspace_bytes <= static_cast<uint64_t>(workspace_cap);
+    };
+    if (std::none_of(list.begin(), list.end(), fits)) {
+      const dmlrt::gpu::ConvAlgoList found =
+          time_algorithms(gpu, h, pass, desc, t, beta, workspace_cap, what);
+      if (found.empty()) {
+        *last_error = "no algorithm succeeded in cudnnFind (" + d.to_string() + ", workspace cap " +
+                      std::to_string(workspace_cap) + " bytes)";
+        return false;
+      }
+      list = cache.insert(key, found);
+    }
+    for (const dmlrt::gpu::ConvAlgoChoice& c : list) {
+      if (!fits(c)) continue;
+      try {
+        // The find reports the math type each algorithm ran with; FMA math stays FMA whatever
+        // it says, so that FP32 never runs TF32 unless allowed.
+        const cudnnMathType_t requested = math_type_of(gpu);
+        desc.set_math(requested == CUDNN_FMA_MATH ? CUDNN_FMA_MATH
+                                                  : static_cast<cudnnMathType_t>(c.math_type));
+        size_t ws = 0;
+        if (!kc::algorithm_workspace(h, pass, desc, c.algo, &ws) ||
+            ws > static_cast<size_t>(workspace_cap)) {
+          *last_error = "algorithm " + std::to_string(c.algo) + " is not available here";
+          continue;
+        }
+        mem::DeviceAllocation workspace = gpu.scratch(ws, what + " (cuDNN workspace)");
+        kc::run_algorithm(h, pass, desc, c.algo, t, workspace.data(), ws, beta);
+        return true;
+      } catch (const OutOfMemory& err) {
+        *last_error = err.what();
+      } catch (const CudnnError& err) {
+        *last_error = err.what();
+      }
+    }
+    return false;
+  } catch (const CudnnError& err) {  // descriptors or the find
+    *last_error = err.what();
+    return false;
+  }
+}
+
+// y (N, KPQ) += bias broadcast per output channel, then max(y, 0) when relu_; row chunks keep
+// each cuDNN tensor under kMaxCudnnTensorElements.
+void Conv2d::bias_and_relu(mem::GpuSession& gpu, const cpu::ConvShape& sh,
+                           const mem::DeviceMatrix* bias, mem::DeviceMatrix& y) const {
+  const int64_t kpq = sh.k * sh.p * sh.q;
+  if ((bias == nullptr && !relu_) || sh.n == 0 || kpq == 0) return;
+  const bool fp64 = gpu.dtype() == mem::DType::kFloat64;
+  const int64_t e = static_cast<int64_t>(dtype_size(gpu.dtype()));
+  const int64_t rows = std::max<int64_t>(1, (kMaxCudnnTensorElements - 1) / kpq);
+  cudnnHandle_t h = gpu.context().cudnn();
+  for (int64_t r0 = 0; r0 < sh.n; r0 += rows) {
+    const int64_t m = std::min(rows, sh.n - r0);
+    void* yc = static_cast<char*>(y.values()) + r0 * kpq * e;
+    if (bias != nullptr) kc::add_bias(h, fp64, m, sh.k, sh.p, sh.q, bias->values(), yc);
+    if (relu_) kc::relu_inplace(h, fp64, m, sh.k, sh.p, sh.q, yc);
+  }
+}
+
+#endif  // DMLRT_WITH_CUDA
+
 }  // namespace
+
+InstructionPtr make_conv2d_bias_add_relu(InstructionText text) {
+  DMLRT_REQUIRE(
+      text.opcode == "conv2d_bias_add", ParseError,
+      "make_conv2d_bias_add_relu expects a conv2d_bias_add instruction, got " << text.opcode);
+  return std::make_unique<Conv2d>(std::move(text), ConvOp::kForwardBias, true);
+}
 
 InstructionPtr make_dnn_conv(InstructionText text) {
   const std::string op = text.opcode;

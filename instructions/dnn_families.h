@@ -8,6 +8,9 @@ namespace dmlrt::inst {
 
 // dnn_conv_instructions.cpp: conv2d conv2d_bias_add conv2d_backward_filter conv2d_backward_data
 InstructionPtr make_dnn_conv(InstructionText text);
+// A conv2d_bias_add line whose output is max(conv + bias, 0) (ReLU fused on the GPU), for a plan
+// rewrite that folds a following relu into the convolution.
+InstructionPtr make_conv2d_bias_add_relu(InstructionText text);
 // dnn_pool_instructions.cpp: maxpooling maxpooling_backward avgpooling avgpooling_backward
 //   relu_maxpooling relu_maxpooling_backward relu_backward bias_add bias_multiply channel_sums
 //   update_nesterov_x

@@ -1,0 +1,256 @@
+// cuDNN convolution wrappers; see dnn_conv.h.
+#ifdef DMLRT_WITH_CUDA
+#include "kernels/cuda/dnn_conv.h"
+
+#include <algorithm>
+#include <climits>
+#include <sstream>
+
+#include "gpu_context/library_check.h"
+
+namespace dmlrt::kernels::cuda {
+namespace {
+
+int to_int(int64_t v, const char* what, const ConvDims& d) {
+  DMLRT_REQUIRE(v >= 0 && v <= INT_MAX, NotSupported,
+                "cuDNN convolution: " << what << " = " << v << " does not fit an int ("
+                                      << d.to_string() << ")");
+  return static_cast<int>(v);
+}
+
+// alpha and beta in the type cuDNN expects for the descriptors' data type.
+struct Scalars {
+  double d_alpha = 1.0, d_beta = 0.0;
+  float f_alpha = 1.0f, f_beta = 0.0f;
+  Scalars(double alpha, double beta)
+      : d_alpha(alpha),
+        d_beta(beta),
+        f_alpha(static_cast<float>(alpha)),
+        f_beta(static_cast<float>(beta)) {}
+  const void* alpha(bool fp64) const {
+    return fp64 ? static_cast<const void*>(&d_alpha) : &f_alpha;
+  }
+  const void* beta(bool fp64) const { return fp64 ? static_cast<const void*>(&d_beta) : &f_beta; }
+};
+
+template <typename Perf>
+void collect(const Perf* perf, int n, bool deterministic_only, gpu::ConvAlgoList* out) {
+  for (int i = 0; i < n; ++i) {
+    if (perf[i].status != CUDNN_STATUS_SUCCESS) continue;
+    if (deterministic_only && perf[i].determinism != CUDNN_DETERMINISTIC) continue;
+    gpu::ConvAlgoChoice c;
+    c.kind = gpu::ConvAlgoKind::kLegacy;
+    c.algo = static_cast<int>(perf[i].algo);
+    c.math_type = static_cast<int>(perf[i].mathType);
+    c.workspace_bytes = perf[i].memory;
+    c.time_ms = perf[i].time;
+    out->push_back(c);
+  }
+}
+
+}  // namespace
+
+std::string ConvDims::to_string() const {
+  std::ostringstream os;
+  os << "N=" << n << " C=" << c << " H=" << h << " W=" << w << " K=" << k << " R=" << r
+     << " S=" << s << " P=" << p << " Q=" << q << " stride=[" << stride_h << ", " << stride_w
+     << "] pad=[" << pad_h << ", " << pad_w << "]";
+  return os.str();
+}
+
+ConvDescriptors::ConvDescriptors(const ConvDims& d, bool fp64, cudnnMathType_t math)
+    : dims_(d), fp64_(fp64) {
+  const cudnnDataType_t dt = fp64 ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
+  const int n = to_int(d.n, "N", d), c = to_int(d.c, "C", d), h = to_int(d.h, "H", d),
+            w = to_int(d.w, "W", d), k = to_int(d.k, "K", d), r = to_int(d.r, "R", d),
+            s = to_int(d.s, "S", d), p = to_int(d.p, "P", d), q = to_int(d.q, "Q", d);
+  const std::string ctx = d.to_string();
+  cudnnTensorDescriptor_t t = nullptr;
+  DMLRT_CUDNN_CHECK(cudnnCreateTensorDescriptor(&t));
+  x_ = UniqueTensorDesc(t);
+  DMLRT_CUDNN_CHECK_CTX(cudnnSetTensor4dDescriptor(t, CUDNN_TENSOR_NCHW, dt, n, c, h, w), ctx);
+  DMLRT_CUDNN_CHECK(cudnnCreateTensorDescriptor(&t));
+  y_ = UniqueTensorDesc(t);
+  DMLRT_CUDNN_CHECK_CTX(cudnnSetTensor4dDescriptor(t, CUDNN_TENSOR_NCHW, dt, n, k, p, q), ctx);
+  cudnnFilterDescriptor_t f = nullptr;
+  DMLRT_CUDNN_CHECK(cudnnCreateFilterDescriptor(&f));
+  w_ = UniqueFilterDesc(f);
+  DMLRT_CUDNN_CHECK_CTX(cudnnSetFilter4dDescriptor(f, dt, CUDNN_TENSOR_NCHW, k, c, r, s), ctx);
+  cudnnConvolutionDescriptor_t cv = nullptr;
+  DMLRT_CUDNN_CHECK(cudnnCreateConvolutionDescriptor(&cv));
+  conv_ = UniqueConvDesc(cv);
+  DMLRT_CUDNN_CHECK_CTX(cudnnSetConvolution2dDescriptor(
+                            cv, to_int(d.pad_h, "pad_h", d), to_int(d.pad_w, "pad_w", d),
+                            to_int(d.stride_h, "stride_h", d), to_int(d.stride_w, "stride_w", d), 1,
+                            1, CUDNN_CROSS_CORRELATION, dt),
+                        ctx);
+  set_math(math);
+  int on = 0, ok = 0, op = 0, oq = 0;
+  DMLRT_CUDNN_CHECK_CTX(cudnnGetConvolution2dForwardOutputDim(cv, x_.get(), f, &on, &ok, &op, &oq),
+                        ctx);
+  DMLRT_REQUIRE(on == n && ok == k && op == p && oq == q, RuntimeError,
+                "cuDNN convolution: cuDNN's output is " << on << "x" << ok << "x" << op << "x" << oq
+                                                        << ", expected N x K x P x Q for " << ctx);
+}
+
+void ConvDescriptors::set_math(cudnnMathType_t math) {
+  DMLRT_CUDNN_CHECK_CTX(cudnnSetConvolutionMathType(conv_.get(), math),
+                        "math type " << static_cast<int>(math));
+}
+
+int algorithm_count(cudnnHandle_t h, gpu::ConvPass pass) {
+  int n = 0;
+  switch (pass) {
+    case gpu::ConvPass::kForward:
+      DMLRT_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithmMaxCount(h, &n));
+      break;
+    case gpu::ConvPass::kBackwardData:
+      DMLRT_CUDNN_CHECK(cudnnGetConvolutionBackwardDataAlgorithmMaxCount(h, &n));
+      break;
+    case gpu::ConvPass::kBackwardFilter:
+      DMLRT_CUDNN_CHECK(cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(h, &n));
+      break;
+  }
+  return n;
+}
+
+bool algorithm_workspace(cudnnHandle_t h, gpu::ConvPass pass, const ConvDescriptors& d, int algo,
+                         size_t* bytes) {
+  *bytes = 0;
+  cudnnStatus_t st = CUDNN_STATUS_SUCCESS;
+  switch (pass) {
+    case gpu::ConvPass::kForward:
+      st = cudnnGetConvolutionForwardWorkspaceSize(
+          h, d.x(), d.w(), d.conv(), d.y(), static_cast<cudnnConvolutionFwdAlgo_t>(algo), bytes);
+      break;
+    case gpu::ConvPass::kBackwardData:
+      st = cudnnGetConvolutionBackwardDataWorkspaceSize(
+          h, d.w(), d.y(), d.conv(), d.x(), static_cast<cudnnConvolutionBwdDataAlgo_t>(algo),
+          bytes);
+      break;
+    case gpu::ConvPass::kBackwardFilter:
+      st = cudnnGetConvolutionBackwardFilterWorkspaceSize(
+          h, d.x(), d.y(), d.conv(), d.w(), static_cast<cudnnConvolutionBwdFilterAlgo_t>(algo),
+          bytes);
+      break;
+  }
+  return st == CUDNN_STATUS_SUCCESS;
+}
+
+gpu::ConvAlgoList find_algorithms(cudnnHandle_t h, gpu::ConvPass pass, const ConvDescriptors& d,
+                                  const ConvTensors& t, void* workspace, size_t workspace_bytes,
+                                  bool deterministic_only) {
+  const int max = std::max(algorithm_count(h, pass), 1);
+  int returned = 0;
+  gpu::ConvAlgoList out;
+  const std::string ctx = std::string(gpu::conv_pass_name(pass)) + " " + d.dims().to_string() +
+                          " workspace=" + std::to_string(workspace_bytes);
+  switch (pass) {
+    case gpu::ConvPass::kForward: {
+      std::vector<cudnnConvolutionFwdAlgoPerf_t> perf(static_cast<size_t>(max));
+      DMLRT_CUDNN_CHECK_CTX(cudnnFindConvolutionForwardAlgorithmEx(
+                                h, d.x(), t.x, d.w(), t.w, d.conv(), d.y(), t.y, max, &returned,
+                                perf.data(), workspace, workspace_bytes),
+                            ctx);
+      collect(perf.data(), returned, deterministic_only, &out);
+      break;
+    }
+    case gpu::ConvPass::kBackwardData: {
+      std::vector<cudnnConvolutionBwdDataAlgoPerf_t> perf(static_cast<size_t>(max));
+      DMLRT_CUDNN_CHECK_CTX(cudnnFindConvolutionBackwardDataAlgorithmEx(
+                                h, d.w(), t.w, d.y(), t.y, d.conv(), d.x(), t.x, max, &returned,
+                                perf.data(), workspace, workspace_bytes),
+                            ctx);
+      collect(perf.data(), returned, deterministic_only, &out);
+      break;
+    }
+    case gpu::ConvPass::kBackwardFilter: {
+      std::vector<cudnnConvolutionBwdFilterAlgoPerf_t> perf(static_cast<size_t>(max));
+      DMLRT_CUDNN_CHECK_CTX(cudnnFindConvolutionBackwardFilterAlgorithmEx(
+                                h, d.x(), t.x, d.y(), t.y, d.conv(), d.w(), t.w, max, &returned,
+                                perf.data(), workspace, workspace_bytes),
+                            ctx);
+      collect(perf.data(), returned, deterministic_only, &out);
+      break;
+    }
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const gpu::ConvAlgoChoice& a, const gpu::ConvAlgoChoice& b) {
+                     return a.time_ms < b.time_ms;
+                   });
+  return out;
+}
+
+void run_algorithm(cudnnHandle_t h, gpu::ConvPass pass, const ConvDescriptors& d, int algo,
+                   const ConvTensors& t, void* workspace, size_t workspace_bytes, double beta) {
+  const Scalars sc(1.0, beta);
+  const bool f64 = d.fp64();
+  switch (pass) {
+    case gpu::ConvPass::kForward:
+      DMLRT_CUDNN_CHECK_CTX(
+          cudnnConvolutionForward(h, sc.alpha(f64), d.x(), t.x, d.w(), t.w, d.conv(),
+                                  static_cast<cudnnConvolutionFwdAlgo_t>(algo), workspace,
+                                  workspace_bytes, sc.beta(f64), d.y(), t.y),
+          "forward algo " << algo << " " << d.dims().to_string());
+      break;
+    case gpu::ConvPass::kBackwardData:
+      DMLRT_CUDNN_CHECK_CTX(
+          cudnnConvolutionBackwardData(h, sc.alpha(f64), d.w(), t.w, d.y(), t.y, d.conv(),
+                                       static_cast<cudnnConvolutionBwdDataAlgo_t>(algo), workspace,
+                                       workspace_bytes, sc.beta(f64), d.x(), t.x),
+          "backward-data algo " << algo << " " << d.dims().to_string());
+      break;
+    case gpu::ConvPass::kBackwardFilter:
+      DMLRT_CUDNN_CHECK_CTX(
+          cudnnConvolutionBackwardFilter(h, sc.alpha(f64), d.x(), t.x, d.y(), t.y, d.conv(),
+                                         static_cast<cudnnConvolutionBwdFilterAlgo_t>(algo),
+                                         workspace, workspace_bytes, sc.beta(f64), d.w(), t.w),
+          "backward-filter algo " << algo << " " << d.dims().to_string());
+      break;
+  }
+}
+
+namespace {
+
+// An NCHW tensor descriptor of (n, c, h, w), each in [1, INT_MAX].
+UniqueTensorDesc tensor_4d(bool fp64, int64_t n, int64_t c, int64_t h, int64_t w) {
+  ConvDims d;
+  d.n = n, d.k = c, d.p = h, d.q = w;
+  cudnnTensorDescriptor_t t = nullptr;
+  DMLRT_CUDNN_CHECK(cudnnCreateTensorDescriptor(&t));
+  UniqueTensorDesc owner(t);
+  DMLRT_CUDNN_CHECK_CTX(
+      cudnnSetTensor4dDescriptor(t, CUDNN_TENSOR_NCHW, fp64 ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT,
+                                 to_int(n, "N", d), to_int(c, "K", d), to_int(h, "P", d),
+                                 to_int(w, "Q", d)),
+      n << "x" << c << "x" << h << "x" << w);
+  return owner;
+}
+
+}  // namespace
+
+void add_bias(cudnnHandle_t h, bool fp64, int64_t n, int64_t k, int64_t p, int64_t q,
+              const void* bias, void* y) {
+  const UniqueTensorDesc b = tensor_4d(fp64, 1, k, 1, 1);
+  const UniqueTensorDesc yd = tensor_4d(fp64, n, k, p, q);
+  const Scalars sc(1.0, 1.0);
+  DMLRT_CUDNN_CHECK_CTX(
+      cudnnAddTensor(h, sc.alpha(fp64), b.get(), bias, sc.beta(fp64), yd.get(), y),
+      "bias add " << n << "x" << k << "x" << p << "x" << q);
+}
+
+void relu_inplace(cudnnHandle_t h, bool fp64, int64_t n, int64_t k, int64_t p, int64_t q, void* y) {
+  const UniqueTensorDesc yd = tensor_4d(fp64, n, k, p, q);
+  cudnnActivationDescriptor_t a = nullptr;
+  DMLRT_CUDNN_CHECK(cudnnCreateActivationDescriptor(&a));
+  const UniqueActivationDesc owner(a);
+  DMLRT_CUDNN_CHECK(
+      cudnnSetActivationDescriptor(a, CUDNN_ACTIVATION_RELU, CUDNN_PROPAGATE_NAN, 0.0));
+  const Scalars sc(1.0, 0.0);
+  DMLRT_CUDNN_CHECK_CTX(
+      cudnnActivationForward(h, a, sc.alpha(fp64), yd.get(), y, sc.beta(fp64), yd.get(), y),
+      "relu " << n << "x" << k << "x" << p << "x" << q);
+}
+
+}  // namespace dmlrt::kernels::cuda
+#endif  // DMLRT_WITH_CUDA
