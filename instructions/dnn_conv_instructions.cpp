@@ -21,6 +21,7 @@
 
 #include "gpu_context/library_check.h"
 #include "gpu_context/log.h"
+#include "instructions/dnn_sparse_conv.h"
 #include "kernels/cuda/dnn_conv.h"
 #include "memory/gpu_session.h"
 #include "memory/row_fetcher.h"
@@ -362,14 +363,17 @@ void Conv2d::execute_gpu(ExecutionContext& ec, mem::GpuSession& gpu, const cpu::
       mem::DeviceMatrix y = mem::DeviceMatrix::dense(gpu.memory(), sh.n, kpq, gpu.dtype(),
                                                      gpu.stream(), what + " output", empty);
       const mem::DeviceMatrix* bias = with_bias ? &b.dense(gpu) : nullptr;
-      // Integration point for the sparse-filter path (instructions/dnn_sparse_conv.h, issue #5):
-      // when w->is_sparse() and sparse_filter_conv2d_applies(gpu, *w, sh,
-      // dnn_intermediate_budget(gpu)), call sparse_filter_conv2d(gpu, *x, *w, bias, sh, budget, y)
-      // (it adds the bias itself), apply the ReLU of relu_ and return. Enabled once its
-      // implementation (dnn_sparse_conv.cpp) is in the tree.
-      if (!empty)
-        run_passes(gpu, Pass::kForward, sh, &*x, nullptr, w.dense(gpu).values(), y.values());
-      bias_and_relu(gpu, sh, bias, y);
+      // A CSR filter takes the sparse-filter path (im2col + SpMM, dnn_sparse_conv.h) when its
+      // cost model says so; it adds the bias itself.
+      const int64_t budget = dnn_intermediate_budget(gpu);
+      if (!empty && w->is_sparse() && sparse_filter_conv2d_applies(gpu, *w, sh, budget)) {
+        sparse_filter_conv2d(gpu, *x, *w, bias, sh, budget, y);
+        bias_and_relu(gpu, sh, nullptr, y);  // the ReLU alone
+      } else {
+        if (!empty)
+          run_passes(gpu, Pass::kForward, sh, &*x, nullptr, w.dense(gpu).values(), y.values());
+        bias_and_relu(gpu, sh, bias, y);
+      }
       set_gpu_output(ec, gpu, out_.name, std::move(y));
       return;
     }

@@ -421,21 +421,23 @@ TEST_CASE("gpu conv2d_bias_add with fused ReLU matches CPU conv2d_bias_add then 
   for (mem::DType dt : dtypes()) {
     GpuEnv env(conv_options(dt));
     for (const Shape& s : small_shapes())
-      for (const Format& fx : {formats()[0], formats()[1], formats()[3]}) {
-        bind_all(env, s, fx, formats()[0], seed + s.chw(), dt);
-        const std::string f = bias_fields(s);
-        env.run("CP°conv2d_bias_add°" + with_out(f, "R·MATRIX·FP64"));
-        const MatrixBlock ref = relu(env.host("R"));
-        const std::string what = label("conv2d_bias_add+relu", s, fx.name);
-        // The GPU path fuses; the CPU path of the same instruction must agree too.
-        CHECK(run_fused_relu(env, "GPU°conv2d_bias_add°" + with_out(f, "G·MATRIX·FP64")));
-        run_fused_relu(env, "CP°conv2d_bias_add°" + with_out(f, "C·MATRIX·FP64"));
-        for (const char* out : {"G", "C"}) {
-          const auto cmp = test::compare(env.host(out), ref, tol_of(dt), tol_of(dt));
-          INFO(what << " " << out << " " << prec_name(dt) << " " << cmp.report);
-          CHECK(cmp.ok);
+      for (const Format& fx : {formats()[0], formats()[1], formats()[3]})
+        for (const Format& fw : {formats()[0], formats()[2]}) {  // CSR: the sparse-filter path
+          bind_all(env, s, fx, fw, seed + s.chw(), dt);
+          const std::string f = bias_fields(s);
+          env.run("CP°conv2d_bias_add°" + with_out(f, "R·MATRIX·FP64"));
+          const MatrixBlock ref = relu(env.host("R"));
+          const std::string what =
+              label("conv2d_bias_add+relu", s, std::string("X=") + fx.name + " W=" + fw.name);
+          // The GPU path fuses; the CPU path of the same instruction must agree too.
+          CHECK(run_fused_relu(env, "GPU°conv2d_bias_add°" + with_out(f, "G·MATRIX·FP64")));
+          run_fused_relu(env, "CP°conv2d_bias_add°" + with_out(f, "C·MATRIX·FP64"));
+          for (const char* out : {"G", "C"}) {
+            const auto cmp = test::compare(env.host(out), ref, tol_of(dt), tol_of(dt));
+            INFO(what << " " << out << " " << prec_name(dt) << " " << cmp.report);
+            CHECK(cmp.ok);
+          }
         }
-      }
   }
 }
 
