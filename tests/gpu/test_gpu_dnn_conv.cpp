@@ -124,15 +124,28 @@ MatrixBlock gpu_result(GpuEnv& env, const std::string& opcode, const std::string
   return env.host(out);
 }
 
-// |got - ref| <= tol * (1 + |ref|) with tol = base * max(1, sqrt(L / 16)) for a reduction of
-// length L: FP32 sums of thousands of products (dW over N*P*Q, dX over K*R*S) carry a rounding
-// error that grows with sqrt(L) against the FP64 CPU sum of the same float inputs.
+// FP64: |got - ref| <= 1e-9 * (1 + |ref|). FP32: |got - ref| <= tol * (1 + |ref|) + tol * rms(ref)
+// with tol = 1e-4 * max(1, sqrt(L / 16)) for a reduction of length L: FP32 sums of thousands of
+// products (dW over N*P*Q, dX over K*R*S) carry a rounding error that grows with sqrt(L), and
+// it is relative to the size of the terms (the output's typical magnitude), not to each output:
+// an output near 0 in a layer whose outputs are ~20 is a cancellation. Winograd and FFT
+// algorithms, which cuDNN's timing picks for FP32 as PyTorch's benchmark mode does, measured
+// 4.4e-3 on outputs of rms ~20 (VGG conv4_2, L = 4608) on the H200.
 void check_close(const MatrixBlock& got, const MatrixBlock& ref, mem::DType dt, int64_t length,
                  const std::string& what) {
+  if (dt == mem::DType::kFloat64) {
+    const auto cmp = test::compare(got, ref, tol_of(dt), tol_of(dt));
+    INFO(what << " " << prec_name(dt) << " " << cmp.report << " max_abs_err=" << cmp.max_abs_err);
+    CHECK(cmp.ok);
+    return;
+  }
   const double tol =
       tol_of(dt) * std::max(1.0, std::sqrt(static_cast<double>(std::max<int64_t>(length, 1)) / 16));
-  const auto cmp = test::compare(got, ref, dt == mem::DType::kFloat64 ? tol_of(dt) : tol,
-                                 dt == mem::DType::kFloat64 ? tol_of(dt) : tol);
+  double sq = 0;
+  const std::vector<double> v = ref.to_dense().dense_values();
+  for (double x : v) sq += x * x;
+  const double rms = v.empty() ? 0.0 : std::sqrt(sq / static_cast<double>(v.size()));
+  const auto cmp = test::compare(got, ref, tol * (1 + rms), tol);
   INFO(what << " " << prec_name(dt) << " tol=" << tol << " " << cmp.report
             << " max_abs_err=" << cmp.max_abs_err);
   CHECK(cmp.ok);
@@ -308,9 +321,16 @@ TEST_CASE("gpu conv ops split the batch under a small DNN budget and match CPU a
           const int64_t misses = chunked.gpu->conv_algos().misses();
           const int64_t hits = chunked.gpu->conv_algos().hits();
           check_vs_cpu(chunked, dt, op.opcode, op.fields, what + " chunks of 3", 0);
-          // Three chunks per pass: two of 3 images (one key) and one of 1 (another key).
-          CHECK(chunked.gpu->conv_algos().misses() + chunked.gpu->conv_algos().hits() ==
-                misses + hits + 3);
+          // Three chunks per pass: two of 3 images (one key) and one of 1 (another key) — unless a
+          // CSR filter of a forward op took the sparse-filter path, which asks cuDNN nothing.
+          const int64_t lookups =
+              chunked.gpu->conv_algos().misses() + chunked.gpu->conv_algos().hits() - misses - hits;
+          const bool forward = std::string(op.opcode) != "conv2d_backward_filter" &&
+                               std::string(op.opcode) != "conv2d_backward_data";
+          if (forward && std::string(fb.name) != formats()[0].name)
+            CHECK((lookups == 3 || lookups == 0));
+          else
+            CHECK(lookups == 3);
           check_vs_cpu(single, dt, op.opcode, op.fields, what + " one image at a time", 0);
           const MatrixBlock a = gpu_result(whole, op.opcode, op.fields, "U");
           const MatrixBlock b = gpu_result(chunked, op.opcode, op.fields, "U");
