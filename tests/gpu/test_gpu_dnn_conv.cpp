@@ -501,3 +501,53 @@ TEST_CASE("gpu conv ops fail with the CPU's messages on bad shapes", "[gpu][dnn]
   channels.replace(channels.find(c_field), c_field.size(), "°" + lit(s.c + 1) + "°" + lit(s.r));
   check_same_error(env, "conv2d", channels);
 }
+
+TEST_CASE("gpu conv instructions executed again reuse their plan (Note [conv plan memo])",
+          "[gpu][dnn][cudnn]") {
+  const uint64_t seed = test::seed_from("gpu conv memo");
+  const Format& dense = formats()[0];
+  for (mem::DType dt : dtypes()) {
+    GpuEnv env(conv_options(dt));
+    // N is a variable, so one instruction object sees two batch sizes (two memo entries) and
+    // then a third (an entry replaced); every run must match the CPU on fresh data.
+    Shape s = {"memo", 4, 3, 7, 6, 5, 3, 2, 1, 2, 1, 0};
+    std::string fields;
+    for (int64_t v : {s.stride_h, s.stride_w, s.pad_h, s.pad_w}) fields += "°" + lit(v);
+    fields += "°nb·SCALAR·INT64·false";
+    for (int64_t v : {s.c, s.h, s.w, s.k, s.c, s.r, s.s}) fields += "°" + lit(v);
+    const struct {
+      const char* opcode;
+      std::string fields;
+    } ops[] = {{"conv2d", m("X") + "°" + m("W") + fields + "°OUT"},
+               {"conv2d_backward_filter", m("X") + "°" + m("D") + fields + "°OUT"},
+               {"conv2d_backward_data", m("W") + "°" + m("D") + fields + "°OUT"}};
+    for (const auto& op : ops) {
+      inst::InstructionPtr gpu_inst = inst::make_instruction(inst::InstructionText::parse(
+          "GPU°" + std::string(op.opcode) + "°" + with_out(op.fields, "G·MATRIX·FP64")));
+      int64_t lookups_after_first = -1;
+      int run = 0;
+      for (int64_t n : {4, 4, 2, 4, 2, 3, 4}) {
+        s.n = n;
+        INFO(op.opcode << " " << prec_name(dt) << " run " << run << " N=" << n);
+        env.ec->set_scalar("nb", inst::ScalarValue::int64(n));
+        env.bind("X", input(s.n, s.chw(), dense, seed + 10 * run + 1, dt));
+        env.bind("W", input(s.k, s.crs(), dense, seed + 10 * run + 2, dt));
+        env.bind("D", input(s.n, s.kpq(), dense, seed + 10 * run + 3, dt));
+        env.run("CP°" + std::string(op.opcode) + "°" + with_out(op.fields, "R·MATRIX·FP64"));
+        env.ec->clear_ran_on_gpu();
+        gpu_inst->execute(*env.ec);
+        CHECK(env.ec->ran_on_gpu());
+        env.ec->clear_ran_on_gpu();
+        const auto cmp = test::compare(env.host("G"), env.host("R"), tol_of(dt), tol_of(dt));
+        INFO(cmp.report);
+        CHECK(cmp.ok);
+        const int64_t lookups = env.gpu->conv_algos().hits() + env.gpu->conv_algos().misses();
+        // The first run of each batch size looks the algorithm up; runs 1, 3 and 4 (N=4, N=2
+        // again) are memo hits and ask the cache nothing.
+        if (run == 0) lookups_after_first = lookups;
+        if (run == 1) CHECK(lookups == lookups_after_first);
+        ++run;
+      }
+    }
+  }
+}
