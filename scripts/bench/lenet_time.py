@@ -88,6 +88,19 @@ def run_plan(dmlrt, plan, dtype, work, timeout):
     return {"cmd": " ".join(cmd), "wall_s": wall, "exec_s": exec_s, "heavy": heavy}
 
 
+def per_step_breakdown(short_heavy, long_heavy, extra_steps):
+    """[(instruction, ms per step, calls per step)] from the heavy hitters of the short and the
+    long run: the difference over the extra steps, so that start-up and autotuning cancel."""
+    short = {name: (sec, count) for name, sec, count in short_heavy}
+    rows = []
+    for name, sec, count in long_heavy:
+        s_sec, s_count = short.get(name, (0.0, 0))
+        rows.append((name, round((sec - s_sec) * 1e3 / extra_steps, 4),
+                     round((count - s_count) / extra_steps, 2)))
+    rows.sort(key=lambda r: -r[1])
+    return rows[:25]
+
+
 def measure(args, work, plans, steps, dtype):
     """One record: ms per step from the short and the long plan (best of args.repeat each)."""
     short, long_ = plans
@@ -108,7 +121,8 @@ def measure(args, work, plans, steps, dtype):
             method=f"(execution time of {steps[1]} steps - of {steps[0]} steps) / {extra_steps}",
             exec_s=[b["exec_s"] for b in best], wall_s=[b["wall_s"] for b in best],
             whole_run_ms_per_step=best[0]["exec_s"] * 1e3 / steps[0],
-            gpu_time_share=gpu_share(best[1]["heavy"]), cmd=best[1]["cmd"], top=best[1]["heavy"][:12])
+            gpu_time_share=gpu_share(best[1]["heavy"]), cmd=best[1]["cmd"], top=best[1]["heavy"][:12],
+            per_step_ms=per_step_breakdown(best[0]["heavy"], best[1]["heavy"], extra_steps))
     except subprocess.TimeoutExpired:
         rec["extra"]["error"] = f"a dmlrt run took longer than {args.timeout} s"
     except Exception as e:  # noqa: BLE001 - recorded; the other precision still runs
