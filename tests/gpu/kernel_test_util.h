@@ -118,6 +118,44 @@ inline MatrixBlock random_dense(int64_t rows, int64_t cols, uint64_t seed, doubl
   return MatrixBlock::dense(rows, cols, std::move(v));
 }
 
+// n values stored `offset` elements into a device buffer between guard cells: a kernel sees a
+// pointer that is only element-aligned when offset is not a multiple of 16 / sizeof(T) (the
+// vectorised kernels' head/tail and fallback paths), and a write outside the n cells shows up.
+template <typename T>
+struct OffsetBuffer {
+  static constexpr int64_t kGuard = 5;
+  static constexpr double kGuardValue = -777.25;
+  mem::DeviceBuffer buf;
+  int64_t offset = 0;
+  int64_t n = 0;
+  T* ptr() const { return buf.as<T>() + offset; }
+};
+
+template <typename T>
+OffsetBuffer<T> to_device_at(const std::vector<double>& values, int64_t offset) {
+  std::vector<double> all(static_cast<size_t>(offset), OffsetBuffer<T>::kGuardValue);
+  all.insert(all.end(), values.begin(), values.end());
+  all.insert(all.end(), OffsetBuffer<T>::kGuard, OffsetBuffer<T>::kGuardValue);
+  OffsetBuffer<T> b;
+  b.buf = to_device<T>(all);
+  b.offset = offset;
+  b.n = static_cast<int64_t>(values.size());
+  return b;
+}
+
+// The n cells of `b`; *guards_ok is false when a cell before or after them changed.
+template <typename T>
+std::vector<double> from_device_at(const OffsetBuffer<T>& b, bool* guards_ok) {
+  const std::vector<double> all = from_device<T>(b.buf, b.offset + b.n + OffsetBuffer<T>::kGuard);
+  *guards_ok = true;
+  for (size_t i = 0; i < all.size(); ++i) {
+    const bool inside =
+        static_cast<int64_t>(i) >= b.offset && static_cast<int64_t>(i) < b.offset + b.n;
+    if (!inside && all[i] != OffsetBuffer<T>::kGuardValue) *guards_ok = false;
+  }
+  return std::vector<double>(all.begin() + b.offset, all.begin() + b.offset + b.n);
+}
+
 }  // namespace dmlrt::test::gpu
 
 // Compares a device result with a CPU reference, naming the case on failure; CHECK, so one run

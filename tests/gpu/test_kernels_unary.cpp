@@ -1,8 +1,11 @@
 // Device tests of the unary kernel family against the CPU kernels: every cell-wise builtin, log
 // with a base (scalar and broadcast forms), softmax, and the cumulative scans (including ucumk+*
-// around the 128/129-row boundary where SystemDS's GPU launch is broken), in FP64 and FP32.
+// around the 128/129-row boundary where SystemDS's GPU launch is broken), in FP64 and FP32; plus
+// the vectorised cell-wise path at odd lengths, offset pointers and in place.
 #include <catch2/catch.hpp>
 #include <sstream>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "kernel_test_util.h"
@@ -171,5 +174,46 @@ TEMPLATE_TEST_CASE("unary kernels: ucumk+* (cumsumprod) matches the CPU for ever
     DMLRT_REQUIRE_KERNEL_CLOSE(tg::label("ucumk+*", rows, 2, tg::precision_name<T>()),
                                tg::block_from_device<T>(dout, rows, 1), cpu::cumsumprod(in),
                                tg::tol<T>());
+  }
+}
+
+// The vectorised cell-wise map (Note [Vectorised cell access] in kernels/cuda/kernel_utils.cuh):
+// lengths around the vector width and the unroll of 4 vectors per thread, input and output at
+// element offsets of one 16-byte phase (scalar head and tail) or of two (all scalar), and in
+// place; guard cells around the output must stay untouched.
+TEMPLATE_TEST_CASE("unary kernels: vectorised paths at odd lengths and offset pointers",
+                   "[gpu][kernel][unary]", double, float) {
+  using T = TestType;
+  const uint64_t seed = dmlrt::test::seed_from("unary-vectorised");
+  const int64_t kLengths[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 33, 1023, 1025, 4099};
+  const std::pair<int64_t, int64_t> kOffsets[] = {{0, 0}, {1, 1}, {2, 2}, {3, 3}, {0, 1}, {2, 0}};
+  for (UnaryOp op : {UnaryOp::kExp, UnaryOp::kSqrt, UnaryOp::kRound, UnaryOp::kSigmoid}) {
+    for (int64_t n : kLengths) {
+      const MatrixBlock in =
+          tg::rounded<T>(tg::random_dense(1, n, seed + n, -3.0, 3.0, /*specials=*/true));
+      const MatrixBlock ref = cpu::unary(in, op);
+      for (const auto& [in_off, out_off] : kOffsets) {
+        auto din = tg::to_device_at<T>(tg::values_of(in), in_off);
+        auto dout = tg::to_device_at<T>(std::vector<double>(static_cast<size_t>(n), -1.5), out_off);
+        cuda::launch_unary(op, din.ptr(), dout.ptr(), n, nullptr);
+        bool guards_ok = false;
+        const MatrixBlock got = MatrixBlock::dense(1, n, tg::from_device_at(dout, &guards_ok));
+        std::ostringstream os;
+        os << "unary " << cpu::opcode_of(op) << " offsets in=" << in_off << " out=" << out_off;
+        INFO(tg::label(os.str(), 1, n, tg::precision_name<T>()));
+        CHECK(guards_ok);
+        DMLRT_REQUIRE_KERNEL_CLOSE(tg::label(os.str(), 1, n, tg::precision_name<T>()), got, ref,
+                                   tg::tol<T>());
+      }
+      auto dio = tg::to_device_at<T>(tg::values_of(in), 3);  // in place, off a vector boundary
+      cuda::launch_unary(op, dio.ptr(), dio.ptr(), n, nullptr);
+      bool guards_ok = false;
+      const MatrixBlock got = MatrixBlock::dense(1, n, tg::from_device_at(dio, &guards_ok));
+      const std::string what = std::string("unary ") + cpu::opcode_of(op) + " in place";
+      INFO(tg::label(what, 1, n, tg::precision_name<T>()));
+      CHECK(guards_ok);
+      DMLRT_REQUIRE_KERNEL_CLOSE(tg::label(what, 1, n, tg::precision_name<T>()), got, ref,
+                                 tg::tol<T>());
+    }
   }
 }
