@@ -1,8 +1,13 @@
 // Device tests of the reduction kernel family against the CPU kernels: full, row and column
 // aggregates of every op (empty inputs give the CPU's values), NaN/Inf propagation of max/min,
-// rowIndexMax/Min ties and NaN rows, and run-to-run determinism, in FP64 and FP32.
+// rowIndexMax/Min ties and NaN rows, and run-to-run determinism, in FP64 and FP32; plus the
+// vectorised paths: rows that start inside a 16-byte group, matrices at unaligned addresses (the
+// results must be bit-identical to the aligned ones), and the column-tile plan's edge shapes.
 #include <catch2/catch.hpp>
 #include <cstring>
+#include <sstream>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "kernel_test_util.h"
@@ -157,6 +162,121 @@ TEMPLATE_TEST_CASE("reduce kernels: results are bit-identical from run to run",
       INFO(
           tg::label(std::string("full ") + na.name + " rerun", 3001, 517, tg::precision_name<T>()));
       CHECK(std::memcmp(&first, &again, sizeof(double)) == 0);
+    }
+  }
+}
+
+namespace {
+
+// Full, row and column aggregates of `values` (rows, cols) stored `offset` elements into a device
+// buffer, as one vector: [full, rows..., cols...].
+template <typename T>
+std::vector<double> all_aggregates(AggOp op, const std::vector<double>& values, int64_t rows,
+                                   int64_t cols, int64_t offset) {
+  auto din = tg::to_device_at<T>(values, offset);
+  auto dall = tg::device_out<T>(1);
+  dmlrt::mem::DeviceBuffer wsa(cuda::reduce_all_workspace_bytes(rows * cols));
+  cuda::launch_reduce_all(op, din.ptr(), rows * cols, tg::ptr<T>(dall), wsa.data(), nullptr);
+  auto drow = tg::device_out<T>(rows);
+  cuda::launch_reduce_rows(op, din.ptr(), rows, cols, tg::ptr<T>(drow), nullptr);
+  auto dcol = tg::device_out<T>(cols);
+  dmlrt::mem::DeviceBuffer wsc(cuda::reduce_cols_workspace_bytes(rows, cols));
+  cuda::launch_reduce_cols(op, din.ptr(), rows, cols, tg::ptr<T>(dcol), wsc.data(), nullptr);
+  std::vector<double> out = tg::from_device<T>(dall, 1);
+  for (double v : tg::from_device<T>(drow, rows)) out.push_back(v);
+  for (double v : tg::from_device<T>(dcol, cols)) out.push_back(v);
+  return out;
+}
+
+}  // namespace
+
+// Note [Vector groups] in kernels/cuda/reduce.cu: groups of 16 bytes are counted from the
+// matrix's first cell, so rows of a width that is not a multiple of the vector width start inside
+// a group (single cells first), and a matrix at an unaligned address is read by scalar loads in
+// the same order: every result bit must equal the aligned run's. Shapes cover the warp-per-row
+// (cols < 2048) and block-per-row kernels and both column-group widths.
+TEMPLATE_TEST_CASE("reduce kernels: unaligned rows and addresses give the aligned results' bits",
+                   "[gpu][kernel][reduce]", double, float) {
+  using T = TestType;
+  const uint64_t seed = dmlrt::test::seed_from("reduce-vector-groups");
+  const std::pair<int64_t, int64_t> kShapes[] = {{1, 1},    {3, 5},     {129, 13}, {64, 2047},
+                                                 {5, 2048}, {37, 4099}, {16, 64},  {257, 4}};
+  for (const NamedAgg& na : kAggOps) {
+    for (const auto& [rows, cols] : kShapes) {
+      const MatrixBlock in = tg::rounded<T>(agg_input(na.op, rows, cols, seed + rows, false));
+      const std::vector<double> v = tg::values_of(in);
+      const std::vector<double> aligned = all_aggregates<T>(na.op, v, rows, cols, 0);
+      {
+        const std::string prec = tg::precision_name<T>();
+        DMLRT_REQUIRE_KERNEL_CLOSE(tg::label(std::string("full ") + na.name + " (vector groups)",
+                                             rows, cols, prec.c_str()),
+                                   MatrixBlock::dense(1, 1, aligned[0]),
+                                   MatrixBlock::dense(1, 1, cpu::aggregate_all(in, na.op)),
+                                   tg::tol<T>());
+        DMLRT_REQUIRE_KERNEL_CLOSE(
+            tg::label(std::string("row ") + na.name + " (vector groups)", rows, cols, prec.c_str()),
+            MatrixBlock::dense(
+                rows, 1, std::vector<double>(aligned.begin() + 1, aligned.begin() + 1 + rows)),
+            cpu::aggregate_rows(in, na.op), tg::tol<T>());
+        DMLRT_REQUIRE_KERNEL_CLOSE(
+            tg::label(std::string("col ") + na.name + " (vector groups)", rows, cols, prec.c_str()),
+            MatrixBlock::dense(1, cols,
+                               std::vector<double>(aligned.begin() + 1 + rows, aligned.end())),
+            cpu::aggregate_cols(in, na.op), tg::tol<T>());
+      }
+      for (int64_t offset : {1, 2, 3}) {
+        const std::vector<double> moved = all_aggregates<T>(na.op, v, rows, cols, offset);
+        std::ostringstream os;
+        os << na.name << " at element offset " << offset;
+        INFO(tg::label(os.str(), rows, cols, tg::precision_name<T>()));
+        REQUIRE(moved.size() == aligned.size());
+        CHECK(std::memcmp(moved.data(), aligned.data(), aligned.size() * sizeof(double)) == 0);
+      }
+    }
+  }
+}
+
+// Note [Column tiles] in kernels/cuda/reduce.cu: narrow inputs shrink the block's column lanes
+// (tc = 1..32), widths divisible by the vector width take 16-byte groups, tall inputs many
+// chunks (merged by the second kernel), short ones a single chunk written directly.
+TEMPLATE_TEST_CASE("reduce kernels: column tiles of every lane shape match the CPU",
+                   "[gpu][kernel][reduce]", double, float) {
+  using T = TestType;
+  const uint64_t seed = dmlrt::test::seed_from("reduce-column-tiles");
+  const int64_t kCols[] = {1, 2, 3, 4, 5, 8, 31, 32, 33, 64, 127, 128, 129, 1028};
+  const int64_t kRows[] = {1, 7, 64, 65, 1000, 5003};
+  for (AggOp op : {AggOp::kSum, AggOp::kMax, AggOp::kVar}) {
+    for (int64_t rows : kRows) {
+      for (int64_t cols : kCols) {
+        const MatrixBlock in = tg::rounded<T>(agg_input(op, rows, cols, seed + rows * cols, false));
+        auto din = tg::to_device<T>(in);
+        auto dout = tg::device_out<T>(cols);
+        dmlrt::mem::DeviceBuffer ws(cuda::reduce_cols_workspace_bytes(rows, cols));
+        cuda::launch_reduce_cols(op, tg::ptr<T>(din), rows, cols, tg::ptr<T>(dout), ws.data(),
+                                 nullptr);
+        std::ostringstream os;
+        os << "col aggregate op=" << static_cast<int>(op);
+        DMLRT_REQUIRE_KERNEL_CLOSE(tg::label(os.str(), rows, cols, tg::precision_name<T>()),
+                                   tg::block_from_device<T>(dout, 1, cols),
+                                   cpu::aggregate_cols(in, op), tg::tol<T>());
+      }
+    }
+  }
+}
+
+TEMPLATE_TEST_CASE("reduce kernels: row and column aggregates are bit-identical from run to run",
+                   "[gpu][kernel][reduce]", double, float) {
+  using T = TestType;
+  const MatrixBlock in = tg::random_dense(3001, 2052, 12, -1.0, 1.0);
+  const std::vector<double> v = tg::values_of(in);
+  for (AggOp op : {AggOp::kSum, AggOp::kVar}) {
+    const std::vector<double> first = all_aggregates<T>(op, v, 3001, 2052, 0);
+    for (int run = 0; run < 2; ++run) {
+      const std::vector<double> again = all_aggregates<T>(op, v, 3001, 2052, 0);
+      INFO(tg::label("aggregates rerun op=" + std::to_string(static_cast<int>(op)), 3001, 2052,
+                     tg::precision_name<T>()));
+      REQUIRE(again.size() == first.size());
+      CHECK(std::memcmp(again.data(), first.data(), first.size() * sizeof(double)) == 0);
     }
   }
 }
