@@ -5,6 +5,7 @@
 #include <cublas_v2.h>
 
 #include <limits>
+#include <type_traits>
 
 #include "gpu_context/library_check.h"
 
@@ -96,10 +97,23 @@ void dot_dev(void* hv, int64_t n, const T* x, const T* y, T* r) {
   DMLRT_CUBLAS_CHECK_CTX(st, "dot n=" << n);
 }
 
+// Note [tsmm: syrk or gemm]
+// t(X) X needs the whole symmetric (n, n) matrix. syrk computes one triangle (half the flops) and
+// the caller mirrors it; gemm computes both. On the H200 (X 65536 x 1024, one call each, bench
+// `tsmm_left_65536x1024`): cublasDsyrk 2.25 ms beats Dgemm, but cublasSsyrk takes 3.35 ms against
+// Sgemm's 2.61 ms: Ssyrk runs at ~40 % of Sgemm's flop rate, so the full product is faster even at
+// twice the flops. FP32 therefore uses gemm. The gemm's two triangles need not agree bit for bit
+// (tiles may sum in different orders), so the caller's upper -> lower copy still runs and the
+// result stays exactly symmetric; it costs one pass over n^2 / 2 cells (~4 MB for n = 1024).
 template <typename T>
 void syrk_rm(void* hv, bool left, int64_t rows, int64_t cols, const T* x, T* c) {
   const int64_t n = left ? cols : rows, k = left ? rows : cols;
   if (n == 0 || k == 0) return;
+  if constexpr (std::is_same_v<T, float>) {
+    // left: (cols, cols) = t(X) X; right: (rows, rows) = X t(X).
+    gemm_rm(hv, left, !left, n, n, k, x, x, c);
+    return;
+  }
   const T one = 1, zero = 0;
   // Column-major, X is Xc = t(X) (cols, rows) with ld = cols. left: t(X) X = Xc Xc^T (OP_N);
   // right: X t(X) = Xc^T Xc (OP_T). The row-major upper triangle of the symmetric C is the

@@ -32,9 +32,11 @@ void dot_device(void* cublas, int64_t n, const double* x, const double* y, doubl
 void dot_device(void* cublas, int64_t n, const float* x, const float* y, float* result);
 
 // The upper triangle (diagonal included) of the symmetric c (n, n) row-major = t(X) X (left: X is
-// (rows, cols), n = cols) or X t(X) (right: n = rows), X row-major (cuBLAS syrk). The strictly
-// lower triangle is not written: complete it with triangle.h's launch_copy_upper_to_lower. With a
-// zero inner dimension nothing is written (the caller zero-fills c).
+// (rows, cols), n = cols) or X t(X) (right: n = rows), X row-major: cuBLAS syrk in FP64, the full
+// product by gemm in FP32 (faster on the H200; see Note [tsmm: syrk or gemm] in blas.cpp). The
+// strictly lower triangle is unspecified (FP64: not written; FP32: gemm's, not necessarily the
+// exact mirror): complete it with triangle.h's launch_copy_upper_to_lower. With a zero inner
+// dimension nothing is written (the caller zero-fills c).
 void syrk_upper_row_major(void* cublas, bool left, int64_t rows, int64_t cols, const double* x,
                           double* c);
 void syrk_upper_row_major(void* cublas, bool left, int64_t rows, int64_t cols, const float* x,
