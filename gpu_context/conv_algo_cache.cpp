@@ -80,7 +80,7 @@ std::string ConvAlgoKey::to_string() const {
   os << conv_pass_name(pass) << " n=" << n << " c=" << c << " h=" << h << " w=" << w << " k=" << k
      << " r=" << r << " s=" << s << " stride=" << stride_h << "," << stride_w << " pad=" << pad_h
      << "," << pad_w << " " << dtype << " math=" << math_type << " det=" << (deterministic ? 1 : 0)
-     << " cudnn=" << cudnn_version << " dev=" << device;
+     << " graph=" << (graph_engines ? 1 : 0) << " cudnn=" << cudnn_version << " dev=" << device;
   return line_safe(os.str());
 }
 
@@ -90,23 +90,43 @@ std::string ConvAlgoChoice::to_string() const {
   std::ostringstream os;
   os << (kind == ConvAlgoKind::kLegacy ? 'L' : 'E') << ':' << algo << ':' << math_type << ':'
      << workspace_bytes << ':' << time;
+  if (kind == ConvAlgoKind::kEngine) {
+    os << ':';
+    if (knobs.empty()) os << '-';
+    for (size_t i = 0; i < knobs.size(); ++i)
+      os << (i > 0 ? "," : "") << knobs[i].type << '=' << knobs[i].value;
+  }
   return os.str();
 }
 
 bool ConvAlgoChoice::parse(const std::string& text, ConvAlgoChoice* out) {
   const std::vector<std::string> f = split(text, ':');
-  if (f.size() != 5 || (f[0] != "L" && f[0] != "E")) return false;
+  if (f.empty() || (f[0] != "L" && f[0] != "E")) return false;
+  const bool engine = f[0] == "E";
+  if (f.size() != (engine ? 6u : 5u)) return false;
   long long algo = 0, math = 0, ws = 0;
   if (!parse_int(f[1], &algo) || !parse_int(f[2], &math) || !parse_int(f[3], &ws)) return false;
   if (algo < 0 || algo > (1 << 30) || math < 0 || math > 255 || ws < 0) return false;
   char* end = nullptr;
   const double t = std::strtod(f[4].c_str(), &end);
   if (f[4].empty() || end != f[4].c_str() + f[4].size() || !(t >= 0)) return false;
-  out->kind = f[0] == "L" ? ConvAlgoKind::kLegacy : ConvAlgoKind::kEngine;
+  std::vector<ConvKnob> knobs;
+  if (engine && f[5] != "-") {
+    for (const std::string& kv : split(f[5], ',')) {
+      const size_t eq = kv.find('=');
+      long long type = 0, value = 0;
+      if (eq == std::string::npos || !parse_int(kv.substr(0, eq), &type) ||
+          !parse_int(kv.substr(eq + 1), &value) || type < 0 || type > 1023)
+        return false;
+      knobs.push_back({type, value});
+    }
+  }
+  out->kind = engine ? ConvAlgoKind::kEngine : ConvAlgoKind::kLegacy;
   out->algo = static_cast<int>(algo);
   out->math_type = static_cast<int>(math);
   out->workspace_bytes = static_cast<uint64_t>(ws);
   out->time_ms = t;
+  out->knobs = std::move(knobs);
   return true;
 }
 

@@ -35,35 +35,49 @@ struct ConvAlgoKey {
   std::string dtype;           // "fp64" | "fp32"
   int math_type = 0;           // the cudnnMathType_t requested on the convolution descriptor
   bool deterministic = false;  // deterministic algorithms only
+  bool graph_engines = false;  // graph-API engines timed along with the legacy algorithms
   std::string device;          // device name and compute capability
   int64_t cudnn_version = 0;   // cudnnGetVersion()
   // One line-safe token (no tab or newline), the map key and the key column of the file.
   std::string to_string() const;
 };
 
-// What ran: a legacy algorithm (cudnnConvolution*Algo_t) or a graph-API engine (global index).
+// What ran: a legacy algorithm (cudnnConvolution*Algo_t) or a graph-API engine configuration
+// (global engine index plus knob choices; kernels/cuda/dnn_conv_graph.h rebuilds its plan).
 enum class ConvAlgoKind { kLegacy, kEngine };
+
+// One knob choice of an engine configuration: cudnnBackendKnobType_t and its value.
+struct ConvKnob {
+  int64_t type = 0;
+  int64_t value = 0;
+  bool operator==(const ConvKnob& o) const { return type == o.type && value == o.value; }
+};
 
 struct ConvAlgoChoice {
   ConvAlgoKind kind = ConvAlgoKind::kLegacy;
-  int algo = 0;       // the legacy enum value, or the engine's global index
-  int math_type = 0;  // the cudnnMathType_t the algorithm ran with
+  int algo = 0;  // the legacy enum value, or the engine's global index
+  // Legacy: the cudnnMathType_t the algorithm ran with. Engine: CUDNN_TENSOR_OP_MATH (1) when the
+  // engine carries CUDNN_NUMERICAL_NOTE_TENSOR_CORE, else CUDNN_DEFAULT_MATH (0); informative only.
+  int math_type = 0;
   uint64_t workspace_bytes = 0;
-  double time_ms = 0.0;  // as measured by the find
-  // "L:<algo>:<math>:<workspace>:<time>" (E for an engine).
+  double time_ms = 0.0;         // as measured by the find
+  std::vector<ConvKnob> knobs;  // engine only, in the order cuDNN reported them
+  // Legacy "L:<algo>:<math>:<workspace>:<time>"; engine "E:<engine>:<math>:<workspace>:<time>:
+  // <knobs>" with knobs "<type>=<value>,..." or "-" when there are none.
   std::string to_string() const;
   // Parses to_string's form; false when malformed.
   static bool parse(const std::string& text, ConvAlgoChoice* out);
   bool same_algorithm(const ConvAlgoChoice& o) const {
-    return kind == o.kind && algo == o.algo && math_type == o.math_type;
+    return kind == o.kind && algo == o.algo && math_type == o.math_type && knobs == o.knobs;
   }
 };
 
 using ConvAlgoList = std::vector<ConvAlgoChoice>;
 using ConvAlgoMap = std::map<std::string, ConvAlgoList>;
 
-// The bumped version invalidates every file written before a format change.
-constexpr int kConvAlgoCacheFormat = 1;
+// The bumped version invalidates every file written before a format change (2: engine choices
+// with knobs; lists of format 1 hold legacy algorithms only and would never be re-timed).
+constexpr int kConvAlgoCacheFormat = 2;
 
 // File text of `entries` for cuDNN `cudnn_version`, checksum included.
 std::string serialize_conv_algo_cache(const ConvAlgoMap& entries, int64_t cudnn_version);

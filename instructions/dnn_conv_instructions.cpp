@@ -24,6 +24,7 @@
 #include "gpu_context/log.h"
 #include "instructions/dnn_sparse_conv.h"
 #include "kernels/cuda/dnn_conv.h"
+#include "kernels/cuda/dnn_conv_graph.h"
 #include "memory/gpu_session.h"
 #include "memory/row_fetcher.h"
 #endif
@@ -66,6 +67,15 @@ namespace kc = kernels::cuda;
 // conversion), CUDNN_TENSOR_OP_MATH only with dmlrt.gpu.allow.tf32 (peers-and-perf.md §1a:
 // DEFAULT_MATH would silently pick TF32 on Hopper). A cached list that has no algorithm within
 // the current cap (found under a larger one) is re-timed and merged.
+// With dmlrt.gpu.cudnn.graph the cuDNN graph-API engine configurations the heuristics propose are
+// timed too, on the same buffers (kernels/cuda/dnn_conv_graph.h, Note [cuDNN graph engines]: the
+// engines PyTorch's cudnn.benchmark picks from, several times faster than every legacy algorithm
+// for FP64 backward data and 1x1 convolutions on the H200, peers-and-perf.md §1a), and the one
+// time-sorted list holds both kinds (the key records graph=1; an engine is stored as its global
+// index and knob choices, from which a later run or another process rebuilds its plan without
+// re-timing). The run walks the list as above whatever the kind; an engine's finalized plans live
+// in the instruction's GraphPlanMemo (one per cuDNN handle). Engines never see the deterministic
+// or TF32 settings' forbidden notes (the filter of Note [cuDNN graph engines]).
 //
 // Note [cuDNN workspace cap]
 // The workspace of one conv pass is at most kMaxConvWorkspace = 4 GiB and never more than the
@@ -206,6 +216,8 @@ class Conv2d final : public Instruction {
                      mem::DeviceMatrix& y) const;
   bool run_memo(mem::GpuSession& gpu, Pass pass, const kc::ConvDims& d, const kc::ConvTensors& t,
                 double beta, int64_t workspace_cap) const;
+  // The graph-plan memo of `h` (a new handle starts a new memo).
+  kc::GraphPlanMemo& graph_memo(cudnnHandle_t h) const;
 
   // Note [conv plan memo]
   // The algorithm chosen for a chunk shape, with its finished descriptors and workspace size, so
@@ -214,8 +226,11 @@ class Conv2d final : public Instruction {
   // workspace query — tens of microseconds per call on small layers, measured on the H200 as
   // 27-70 us over PyTorch on LeNet's convolutions. Descriptors are host objects, independent of
   // the handle and session, so a memo entry stays valid across sessions; an entry whose run fails
-  // is dropped and the chunk goes the full way (cache, fallback list). At most two entries: the
-  // full chunk and the last, shorter one.
+  // is dropped and the chunk goes the full way (cache, fallback list). At most three entries: the
+  // full chunk and the last, shorter one, and backward filter's full chunk with beta 0 and 1.
+  // A graph-API engine's entry holds its finalized plan instead of descriptors; the plan belongs
+  // to the cuDNN handle it was built with, has beta built in and needs pointers as aligned as the
+  // ones it was built for, so the entry matches only on the same handle, beta and alignment.
   struct ChunkMemo {
     kc::ConvDims dims;
     Pass pass;
@@ -226,8 +241,14 @@ class Conv2d final : public Instruction {
     std::unique_ptr<kc::ConvDescriptors> desc;
     int algo;
     size_t workspace_bytes;
+    std::shared_ptr<const kc::GraphConvPlan> plan = nullptr;  // an engine's entry
+    cudnnHandle_t handle = nullptr;                           // the plan's handle
+    bool graph = false;                                       // dmlrt.gpu.cudnn.graph
   };
   mutable std::vector<ChunkMemo> memo_;
+  // Finalized graph-API plans of this instruction, for the handle graph_memo_handle_.
+  mutable std::unique_ptr<kc::GraphPlanMemo> graph_memo_;
+  mutable cudnnHandle_t graph_memo_handle_ = nullptr;
 #endif
 
   // Reads the 12 shape scalars and checks them (no input data needed).
@@ -327,6 +348,7 @@ dmlrt::gpu::ConvAlgoKey algo_key(mem::GpuSession& gpu, Pass pass, const kc::Conv
   key.dtype = mem::dtype_name(gpu.dtype());
   key.math_type = static_cast<int>(math_type_of(gpu));
   key.deterministic = gpu.options().cudnn_deterministic;
+  key.graph_engines = gpu.options().cudnn_graph;
   const cudaDeviceProp& prop = gpu.context().properties();
   key.device = std::string(prop.name) + " cc" + std::to_string(prop.major) + "." +
                std::to_string(prop.minor);
@@ -367,6 +389,64 @@ dmlrt::gpu::ConvAlgoList time_algorithms(mem::GpuSession& gpu, cudnnHandle_t h, 
   }
   return kc::find_algorithms(h, pass, desc, t, workspace.data(), need,
                              gpu.options().cudnn_deterministic);
+}
+
+// Which graph-API engines this session accepts, within `cap` bytes of workspace.
+kc::GraphEngineFilter graph_filter(const mem::GpuSession& gpu, int64_t cap) {
+  kc::GraphEngineFilter f;
+  f.allow_tf32 = gpu.options().allow_tf32;
+  f.deterministic = gpu.options().cudnn_deterministic;
+  f.workspace_cap = static_cast<uint64_t>(std::max<int64_t>(cap, 0));
+  return f;
+}
+
+// Times the graph-API engine configurations of one chunk (Note [cuDNN algorithm choice]) on a
+// beta-0 graph with the largest workspace some candidate needs (halved while the manager cannot
+// give it; candidates needing more are dropped); the timed plans go into `memo` under `key`.
+// Backward filter accumulating into dW (beta 1) is timed into a scratch dW, as for the legacy
+// find.
+dmlrt::gpu::ConvAlgoList time_engines(mem::GpuSession& gpu, cudnnHandle_t h,
+                                      kc::GraphPlanMemo& memo, const std::string& key, Pass pass,
+                                      const kc::ConvDims& d, kc::ConvTensors t, double beta,
+                                      int64_t cap, const std::string& what) {
+  const bool fp64 = gpu.dtype() == mem::DType::kFloat64;
+  mem::DeviceAllocation scratch_dw;
+  if (pass == Pass::kBackwardFilter && beta != 0.0) {
+    scratch_dw = gpu.scratch(static_cast<size_t>(d.k * d.c * d.r * d.s) * dtype_size(gpu.dtype()),
+                             what + " (cuDNN engine timing output)");
+    t.w = scratch_dw.data();
+  }
+  kc::GraphConvSpec spec;
+  spec.pass = pass;
+  spec.dims = d;
+  spec.fp64 = fp64;
+  spec.beta = 0.0;
+  spec.alignment = kc::tensor_alignment(t, fp64);
+  std::vector<std::string> skipped;
+  std::vector<std::unique_ptr<kc::GraphConvPlan>> plans =
+      kc::graph_engine_plans(h, memo.graph(h, key, spec), graph_filter(gpu, cap), &skipped);
+  uint64_t need = 0;
+  for (const auto& p : plans) need = std::max(need, p->workspace_bytes());
+  mem::DeviceAllocation workspace;
+  for (;;) {
+    try {
+      workspace = gpu.scratch(need, what + " (cuDNN engine timing workspace)");
+      break;
+    } catch (const OutOfMemory&) {
+      if (need == 0) throw;
+      need /= 2;
+    }
+  }
+  const dmlrt::gpu::ConvAlgoList timed = kc::time_graph_plans(h, gpu.context().stream(), &plans, t,
+                                                              workspace.data(), need, 3, &skipped);
+  for (std::unique_ptr<kc::GraphConvPlan>& p : plans) memo.insert(key, std::move(p));
+  DMLRT_DEBUG(what << ": " << timed.size() << " cuDNN engine configurations timed for " << key
+                   << "; skipped " << skipped.size() << ":" << [&] {
+                        std::string all;
+                        for (const std::string& s : skipped) all += "\n  " + s;
+                        return all;
+                      }());
+  return timed;
 }
 
 void Conv2d::execute_gpu(ExecutionContext& ec, mem::GpuSession& gpu, const cpu::ConvShape& sh) {
@@ -520,6 +600,16 @@ bool same_dims(const kc::ConvDims& a, const kc::ConvDims& b) {
          a.stride_w == b.stride_w && a.pad_h == b.pad_h && a.pad_w == b.pad_w;
 }
 
+kc::GraphPlanMemo& Conv2d::graph_memo(cudnnHandle_t h) const {
+  if (graph_memo_ == nullptr || graph_memo_handle_ != h) {
+    // Plans of another handle go with their memo; memo entries holding them stay valid (shared)
+    // but no longer match (Note [conv plan memo]).
+    graph_memo_ = std::make_unique<kc::GraphPlanMemo>();
+    graph_memo_handle_ = h;
+  }
+  return *graph_memo_;
+}
+
 // The memoised algorithm of this chunk shape, run; false when there is none or it failed (then
 // the entry is dropped). See Note [conv plan memo].
 bool Conv2d::run_memo(mem::GpuSession& gpu, Pass pass, const kc::ConvDims& d,
@@ -528,12 +618,20 @@ bool Conv2d::run_memo(mem::GpuSession& gpu, Pass pass, const kc::ConvDims& d,
   for (auto it = memo_.begin(); it != memo_.end(); ++it) {
     if (it->pass != pass || it->dtype != gpu.dtype() || it->math != math ||
         it->deterministic != gpu.options().cudnn_deterministic ||
-        it->workspace_cap != workspace_cap || !same_dims(it->dims, d))
+        it->graph != gpu.options().cudnn_graph || it->workspace_cap != workspace_cap ||
+        !same_dims(it->dims, d))
+      continue;
+    if (it->plan != nullptr &&
+        (it->handle != gpu.context().cudnn() || it->plan->spec().beta != beta ||
+         kc::tensor_alignment(t, it->plan->spec().fp64) < it->plan->spec().alignment))
       continue;
     try {
       mem::DeviceAllocation workspace = gpu.scratch(it->workspace_bytes, "gpu_conv workspace");
-      kc::run_algorithm(gpu.context().cudnn(), pass, *it->desc, it->algo, t, workspace.data(),
-                        it->workspace_bytes, beta);
+      if (it->plan != nullptr)
+        it->plan->execute(gpu.context().cudnn(), t, workspace.data());
+      else
+        kc::run_algorithm(gpu.context().cudnn(), pass, *it->desc, it->algo, t, workspace.data(),
+                          it->workspace_bytes, beta);
       return true;
     } catch (const OutOfMemory&) {
     } catch (const CudnnError&) {
@@ -558,22 +656,75 @@ bool Conv2d::run_chunk(mem::GpuSession& gpu, Pass pass, const kc::ConvDims& d,
     dmlrt::gpu::ConvAlgoCache& cache = gpu.conv_algos();
     const dmlrt::gpu::ConvAlgoList* cached = cache.find(key);
     dmlrt::gpu::ConvAlgoList list = cached != nullptr ? *cached : dmlrt::gpu::ConvAlgoList{};
+    const bool graph = gpu.options().cudnn_graph;
     const auto fits = [&](const dmlrt::gpu::ConvAlgoChoice& c) {
-      return c.kind == dmlrt::gpu::ConvAlgoKind::kLegacy &&
+      return (c.kind == dmlrt::gpu::ConvAlgoKind::kLegacy || graph) &&
              c.workspace_bytes <= static_cast<uint64_t>(workspace_cap);
     };
+    const std::string key_text = key.to_string();
     if (std::none_of(list.begin(), list.end(), fits)) {
-      const dmlrt::gpu::ConvAlgoList found =
-          time_algorithms(gpu, h, pass, desc, t, beta, workspace_cap, what);
+      // Legacy algorithms and graph-API engines are timed separately; either may fail alone.
+      dmlrt::gpu::ConvAlgoList found;
+      std::string find_error;
+      try {
+        found = time_algorithms(gpu, h, pass, desc, t, beta, workspace_cap, what);
+      } catch (const CudnnError& err) {
+        if (!graph) throw;
+        find_error = err.what();
+      }
+      if (graph) {
+        try {
+          const dmlrt::gpu::ConvAlgoList engines =
+              time_engines(gpu, h, graph_memo(h), key_text, pass, d, t, beta, workspace_cap, what);
+          found.insert(found.end(), engines.begin(), engines.end());
+        } catch (const CudnnError& err) {
+          DMLRT_DEBUG(what << ": timing cuDNN engines failed: " << err.what());
+          find_error += std::string(find_error.empty() ? "" : "; ") + err.what();
+        } catch (const OutOfMemory& err) {
+          if (found.empty()) throw;  // as the legacy find's: a smaller chunk may fit
+          DMLRT_DEBUG(what << ": timing cuDNN engines ran out of memory: " << err.what());
+        }
+      }
       if (found.empty()) {
         *last_error = "no algorithm succeeded in cudnnFind (" + d.to_string() + ", workspace cap " +
-                      std::to_string(workspace_cap) + " bytes)";
+                      std::to_string(workspace_cap) + " bytes)" +
+                      (find_error.empty() ? "" : ": " + find_error);
         return false;
       }
       list = cache.insert(key, found);
     }
     for (const dmlrt::gpu::ConvAlgoChoice& c : list) {
       if (!fits(c)) continue;
+      if (c.kind == dmlrt::gpu::ConvAlgoKind::kEngine) {
+        try {
+          kc::GraphConvSpec spec;
+          spec.pass = pass;
+          spec.dims = d;
+          spec.fp64 = gpu.dtype() == mem::DType::kFloat64;
+          spec.beta = beta;
+          spec.alignment = kc::tensor_alignment(t, spec.fp64);
+          std::string why;
+          std::shared_ptr<const kc::GraphConvPlan> plan =
+              graph_memo(h).plan(h, key_text, spec, c, graph_filter(gpu, workspace_cap), &why);
+          if (plan == nullptr) {
+            *last_error = "cuDNN engine " + why;
+            continue;
+          }
+          const size_t ws = static_cast<size_t>(plan->workspace_bytes());
+          mem::DeviceAllocation workspace = gpu.scratch(ws, what + " (cuDNN engine workspace)");
+          plan->execute(h, t, workspace.data());
+          if (memo_.size() >= 3) memo_.erase(memo_.begin());
+          memo_.push_back(ChunkMemo{d, pass, gpu.dtype(), math_type_of(gpu),
+                                    gpu.options().cudnn_deterministic, workspace_cap, nullptr, -1,
+                                    ws, std::move(plan), h, graph});
+          return true;
+        } catch (const OutOfMemory& err) {
+          *last_error = err.what();
+        } catch (const CudnnError& err) {
+          *last_error = err.what();
+        }
+        continue;
+      }
       try {
         // The find reports the math type each algorithm ran with; FMA math stays FMA whatever
         // it says, so that FP32 never runs TF32 unless allowed.
@@ -588,10 +739,10 @@ bool Conv2d::run_chunk(mem::GpuSession& gpu, Pass pass, const kc::ConvDims& d,
         }
         mem::DeviceAllocation workspace = gpu.scratch(ws, what + " (cuDNN workspace)");
         kc::run_algorithm(h, pass, desc, c.algo, t, workspace.data(), ws, beta);
-        if (memo_.size() >= 2) memo_.erase(memo_.begin());
+        if (memo_.size() >= 3) memo_.erase(memo_.begin());
         memo_.push_back(ChunkMemo{d, pass, gpu.dtype(), math_type_of(gpu),
                                   gpu.options().cudnn_deterministic, workspace_cap,
-                                  std::move(desc_owner), c.algo, ws});
+                                  std::move(desc_owner), c.algo, ws, nullptr, nullptr, graph});
         return true;
       } catch (const OutOfMemory& err) {
         *last_error = err.what();

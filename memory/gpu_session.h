@@ -44,6 +44,9 @@ struct GpuSessionOptions {
   long long dnn_budget_bytes = -1;  // dmlrt.gpu.dnn.budget
   bool cudnn_deterministic = false;  // dmlrt.gpu.cudnn.deterministic: deterministic algorithms only
   bool allow_tf32 = false;           // dmlrt.gpu.allow.tf32: TF32 tensor-core math for FP32
+  // dmlrt.gpu.cudnn.graph: time cuDNN graph-API engines along with the legacy convolution
+  // algorithms (kernels/cuda/dnn_conv_graph.h, Note [cuDNN algorithm choice]).
+  bool cudnn_graph = false;
   // Where the cuDNN algorithm cache persists: "" = $XDG_CACHE_HOME/dmlrt or ~/.cache/dmlrt,
   // "none" = memory only.
   std::string cudnn_cache_dir;  // dmlrt.gpu.cudnn.cache.dir

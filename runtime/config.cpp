@@ -379,6 +379,8 @@ bool apply_config_key(RuntimeConfig& config, const std::string& key, const std::
     config.cudnn_deterministic = parse_bool(key, value);
   } else if (key == "dmlrt.gpu.allow.tf32") {
     config.allow_tf32 = parse_bool(key, value);
+  } else if (key == "dmlrt.gpu.cudnn.graph") {
+    config.cudnn_graph = parse_bool(key, value);
   } else if (key == "dmlrt.gpu.cudnn.cache.dir") {
     DMLRT_REQUIRE(!value.empty(), ParseError,
                   key << ": expected a directory name or none, got ''");

@@ -55,6 +55,7 @@ std::shared_ptr<mem::GpuSession> open_gpu_for_run(const Program& program, inst::
   o.dnn_budget_bytes = config.dnn_budget_bytes;
   o.cudnn_deterministic = config.cudnn_deterministic;
   o.allow_tf32 = config.allow_tf32;
+  o.cudnn_graph = config.cudnn_graph;
   o.cudnn_cache_dir = config.cudnn_cache_dir;
   std::shared_ptr<mem::GpuSession> s = mem::open_gpu_session(o, reason);
 #ifdef DMLRT_WITH_CUDA

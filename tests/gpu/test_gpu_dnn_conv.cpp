@@ -5,13 +5,16 @@
 // batches; the ten layer shapes of reference/peers-and-perf.md §4 at batch 2; forced batch
 // splitting (GpuSessionOptions::dnn_budget_bytes) against the CPU and the unsplit GPU run;
 // deterministic mode; TF32; the algorithm cache (hits in a session and across sessions through
-// the file); the fused ReLU of conv2d_bias_add; errors identical to the CPU's.
+// the file); the fused ReLU of conv2d_bias_add; errors identical to the CPU's; the same with
+// cuDNN graph-API engines timed too (dmlrt.gpu.cudnn.graph): small shapes, batch chunks, layer
+// shapes, engines in the cache file and rebuilt from it, plan reuse, deterministic mode.
 #include <unistd.h>
 
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -548,6 +551,176 @@ TEST_CASE("gpu conv instructions executed again reuse their plan (Note [conv pla
         if (run == 1) CHECK(lookups == lookups_after_first);
         ++run;
       }
+    }
+  }
+}
+
+namespace {
+
+// dmlrt.gpu.cudnn.graph: graph-API engines timed with the legacy algorithms
+// (kernels/cuda/dnn_conv_graph.h; tests/gpu/test_kernels_dnn_conv_graph.cpp tests every engine
+// of the wrapper itself).
+mem::GpuSessionOptions graph_options(mem::DType dt) {
+  mem::GpuSessionOptions o = conv_options(dt);
+  o.cudnn_graph = true;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("gpu conv ops with cuDNN graph engines match the CPU, whole and in batch chunks",
+          "[gpu][dnn][cudnn][graph]") {
+  const uint64_t seed = test::seed_from("gpu conv graph");
+  for (mem::DType dt : dtypes()) {
+    GpuEnv env(graph_options(dt));
+    for (const Shape& s : small_shapes())
+      for (const Format& fa : {formats()[0], formats()[1]})
+        for (const Format& fb : {formats()[0], formats()[2]}) {
+          bind_all(env, s, fa, fb, seed + s.chw() * 31 + s.k, dt);
+          const std::string f = std::string("A=") + fa.name + " B=" + fb.name + " graph";
+          check_vs_cpu(env, dt, "conv2d", fwd_fields(s), label("conv2d", s, f), 0);
+          check_vs_cpu(env, dt, "conv2d_bias_add", bias_fields(s), label("conv2d_bias_add", s, f),
+                       0);
+          check_vs_cpu(env, dt, "conv2d_backward_filter", bwd_filter_fields(s),
+                       label("conv2d_backward_filter", s, f), 0);
+          check_vs_cpu(env, dt, "conv2d_backward_data", bwd_data_fields(s),
+                       label("conv2d_backward_data", s, f), 0);
+        }
+    // Chunks of 3, 3 and 1 images (see the batch-splitting test): backward filter accumulates
+    // with beta-1 plans, and a chunk's pointers are offset by whole images (element-aligned only).
+    const Shape s = {"split", 7, 3, 6, 5, 4, 3, 2, 1, 2, 1, 1};
+    const int64_t e = dt == mem::DType::kFloat64 ? 8 : 4;
+    mem::GpuSessionOptions split = graph_options(dt);
+    split.dnn_budget_bytes = s.k * s.crs() * e + (s.chw() + s.kpq()) * e * 9 / 2;
+    GpuEnv chunked(split);
+    bind_all(chunked, s, formats()[0], formats()[0], seed + 17, dt);
+    check_vs_cpu(chunked, dt, "conv2d", fwd_fields(s), label("conv2d", s, "graph chunks"), 0);
+    check_vs_cpu(chunked, dt, "conv2d_backward_filter", bwd_filter_fields(s),
+                 label("conv2d_backward_filter", s, "graph chunks"), 0);
+    check_vs_cpu(chunked, dt, "conv2d_backward_data", bwd_data_fields(s),
+                 label("conv2d_backward_data", s, "graph chunks"), 0);
+  }
+}
+
+TEST_CASE("gpu conv ops with cuDNN graph engines match the CPU on the benchmark layer shapes",
+          "[gpu][dnn][cudnn][graph]") {
+  const uint64_t seed = test::seed_from("gpu conv graph layers");
+  GpuEnv env64(graph_options(mem::DType::kFloat64));
+  GpuEnv env32(graph_options(mem::DType::kFloat32));
+  CpuEnv cpu;
+  const Format& dense = formats()[0];
+  // The layers where engines beat the legacy algorithms on the H200 (peers-and-perf.md §1a).
+  for (const char* name : {"lenet.conv2", "r50.s2.3x3", "r50.s2.1x1", "r50.s3.3x3s2", "r50.s5.1x1",
+                           "vgg.conv4_2(7x7)"}) {
+    const Shape& s = *std::find_if(layer_shapes().begin(), layer_shapes().end(),
+                                   [&](const Shape& l) { return std::string(l.name) == name; });
+    const MatrixBlock x = input(s.n, s.chw(), dense, seed + 1, mem::DType::kFloat32);
+    const MatrixBlock w = input(s.k, s.crs(), dense, seed + 2, mem::DType::kFloat32);
+    const MatrixBlock d = input(s.n, s.kpq(), dense, seed + 3, mem::DType::kFloat32);
+    for (GpuEnv* env : {&env64, &env32}) {
+      env->bind("X", x);
+      env->bind("W", w);
+      env->bind("D", d);
+    }
+    cpu.bind("X", x);
+    cpu.bind("W", w);
+    cpu.bind("D", d);
+    struct Op {
+      const char* opcode;
+      std::string fields;
+      int64_t reduction;
+    };
+    const Op ops[] = {{"conv2d", fwd_fields(s), s.crs()},
+                      {"conv2d_backward_filter", bwd_filter_fields(s), s.n * s.p() * s.q()},
+                      {"conv2d_backward_data", bwd_data_fields(s), s.k * s.r * s.s}};
+    for (const Op& op : ops) {
+      cpu.run(std::string("CP°") + op.opcode + "°" + with_out(op.fields, "R·MATRIX·FP64"));
+      const MatrixBlock ref = cpu.host("R");
+      check_close(gpu_result(env64, op.opcode, op.fields, "G"), ref, mem::DType::kFloat64,
+                  op.reduction, label(op.opcode, s, "graph"));
+      check_close(gpu_result(env32, op.opcode, op.fields, "G"), ref, mem::DType::kFloat32,
+                  op.reduction, label(op.opcode, s, "graph"));
+    }
+  }
+}
+
+TEST_CASE("gpu conv with cuDNN graph engines: engines are cached, rebuilt from the file, memoised",
+          "[gpu][dnn][cudnn][graph]") {
+  const uint64_t seed = test::seed_from("gpu conv graph cache");
+  // A 1x1 layer: the FP64 engines beat every legacy algorithm there on the H200.
+  const Shape s = {"graph-cache", 8, 64, 14, 14, 128, 1, 1, 1, 1, 0, 0};
+  TempDir dir("graph_cache");
+  for (mem::DType dt : dtypes()) {
+    mem::GpuSessionOptions o = graph_options(dt);
+    o.cudnn_cache_dir = dir.path.string();
+    const struct {
+      const char* opcode;
+      std::string fields;
+    } ops[] = {{"conv2d", fwd_fields(s)},
+               {"conv2d_backward_filter", bwd_filter_fields(s)},
+               {"conv2d_backward_data", bwd_data_fields(s)}};
+    {
+      GpuEnv env(o);
+      bind_all(env, s, formats()[0], formats()[0], seed, dt);
+      for (const auto& op : ops)
+        check_vs_cpu(env, dt, op.opcode, op.fields, label(op.opcode, s, "graph first"), 0);
+      CHECK(env.gpu->conv_algos().misses() == 3);
+      CHECK(env.gpu->conv_algos().warnings().empty());
+      // The file holds engine configurations (E:...) under keys with graph=1.
+      std::ifstream in(env.gpu->conv_algos().file());
+      std::stringstream text;
+      text << in.rdbuf();
+      INFO(text.str());
+      CHECK(text.str().find(" graph=1 ") != std::string::npos);
+      CHECK(text.str().find(" E:") != std::string::npos);
+      // An instruction executed again reuses its plans: no cache lookup, same results.
+      for (const auto& op : ops) {
+        inst::InstructionPtr i = inst::make_instruction(inst::InstructionText::parse(
+            "GPU°" + std::string(op.opcode) + "°" + with_out(op.fields, "G·MATRIX·FP64")));
+        env.run("CP°" + std::string(op.opcode) + "°" + with_out(op.fields, "R·MATRIX·FP64"));
+        int64_t lookups = -1;
+        for (int run = 0; run < 3; ++run) {
+          env.ec->clear_ran_on_gpu();
+          i->execute(*env.ec);
+          CHECK(env.ec->ran_on_gpu());
+          env.ec->clear_ran_on_gpu();
+          const auto cmp = test::compare(env.host("G"), env.host("R"), tol_of(dt), tol_of(dt));
+          INFO(op.opcode << " " << prec_name(dt) << " run " << run << " " << cmp.report);
+          CHECK(cmp.ok);
+          const int64_t now = env.gpu->conv_algos().hits() + env.gpu->conv_algos().misses();
+          if (run == 1) CHECK(now == lookups);
+          lookups = now;
+        }
+      }
+    }
+    // A later session rebuilds the engines from the file without timing anything.
+    GpuEnv again(o);
+    bind_all(again, s, formats()[0], formats()[0], seed, dt);
+    for (const auto& op : ops)
+      check_vs_cpu(again, dt, op.opcode, op.fields, label(op.opcode, s, "graph from the file"), 0);
+    CHECK(again.gpu->conv_algos().misses() == 0);
+    CHECK(again.gpu->conv_algos().hits() == 3);
+  }
+}
+
+TEST_CASE("gpu conv with cuDNN graph engines in deterministic mode repeats bit for bit",
+          "[gpu][dnn][cudnn][graph]") {
+  const uint64_t seed = test::seed_from("gpu conv graph deterministic");
+  const Shape s = {"det", 8, 16, 12, 12, 16, 3, 3, 1, 1, 1, 1};
+  for (mem::DType dt : dtypes()) {
+    mem::GpuSessionOptions o = graph_options(dt);
+    o.cudnn_deterministic = true;
+    GpuEnv env(o);
+    bind_all(env, s, formats()[0], formats()[0], seed, dt);
+    for (const auto& [opcode, fields] : std::vector<std::pair<std::string, std::string>>{
+             {"conv2d", fwd_fields(s)},
+             {"conv2d_backward_filter", bwd_filter_fields(s)},
+             {"conv2d_backward_data", bwd_data_fields(s)}}) {
+      check_vs_cpu(env, dt, opcode, fields, label(opcode.c_str(), s, "graph deterministic"), 0);
+      const MatrixBlock a = gpu_result(env, opcode, fields, "A1");
+      const MatrixBlock b = gpu_result(env, opcode, fields, "A2");
+      INFO(opcode << " " << prec_name(dt));
+      CHECK(a.equals(b, 0.0));
     }
   }
 }

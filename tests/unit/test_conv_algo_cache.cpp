@@ -74,7 +74,7 @@ TEST_CASE("conv algo key: every field distinguishes, and the key is one line", "
   const std::string s = base.to_string();
   CHECK(s.find('\t') == std::string::npos);
   CHECK(s.find('\n') == std::string::npos);
-  std::vector<ConvAlgoKey> variants(18, base);
+  std::vector<ConvAlgoKey> variants(19, base);
   variants[0].pass = ConvPass::kBackwardData;
   variants[1].pass = ConvPass::kBackwardFilter;
   variants[2].n = 32;
@@ -93,6 +93,7 @@ TEST_CASE("conv algo key: every field distinguishes, and the key is one line", "
   variants[15].deterministic = true;
   variants[16].device = "NVIDIA H100 cc9.0";
   variants[17].cudnn_version = 91400;
+  variants[18].graph_engines = true;
   for (size_t i = 0; i < variants.size(); ++i) {
     INFO("variant " << i << ": " << variants[i].to_string());
     CHECK(variants[i].to_string() != s);
@@ -120,14 +121,70 @@ TEST_CASE("conv algo choice: text round trip and malformed forms", "[conv_cache]
   }
 }
 
+TEST_CASE("conv algo choice: engine configurations carry their knobs", "[conv_cache]") {
+  ConvAlgoChoice e = choice(41, 0.25, 8192, 1);
+  e.kind = ConvAlgoKind::kEngine;
+  e.knobs = {{2, 7}, {14, 3}, {25, 0}};
+  CHECK(e.to_string() == "E:41:1:8192:0.25:2=7,14=3,25=0");
+  ConvAlgoChoice back;
+  REQUIRE(ConvAlgoChoice::parse(e.to_string(), &back));
+  CHECK(back.kind == ConvAlgoKind::kEngine);
+  CHECK(back.algo == 41);
+  CHECK(back.knobs == e.knobs);
+  CHECK(back.same_algorithm(e));
+  // Another knob value is another configuration of the same engine.
+  ConvAlgoChoice other = e;
+  other.knobs[1].value = 4;
+  CHECK_FALSE(other.same_algorithm(e));
+  // An engine without knobs writes "-"; a legacy algorithm has no knob field.
+  e.knobs.clear();
+  CHECK(e.to_string() == "E:41:1:8192:0.25:-");
+  REQUIRE(ConvAlgoChoice::parse(e.to_string(), &back));
+  CHECK(back.knobs.empty());
+  for (const char* bad : {"E:1:0:0:1", "E:1:0:0:1:", "E:1:0:0:1:2", "E:1:0:0:1:2=", "E:1:0:0:1:=3",
+                          "E:1:0:0:1:2=3,", "E:1:0:0:1:-1=3", "E:1:0:0:1:2=x", "L:1:0:0:1:-"}) {
+    INFO(bad);
+    CHECK_FALSE(ConvAlgoChoice::parse(bad, &back));
+  }
+  // Inserting the same engine with other knobs keeps both; the same configuration replaces.
+  ConvAlgoCache cache("none", kVersion);
+  ConvAlgoChoice a = choice(41, 0.3), b = choice(41, 0.2), c = choice(41, 0.1);
+  a.kind = b.kind = c.kind = ConvAlgoKind::kEngine;
+  a.knobs = {{2, 1}};
+  b.knobs = {{2, 2}};
+  c.knobs = {{2, 1}};
+  cache.insert(lenet_key(), {a, b});
+  const ConvAlgoList& merged = cache.insert(lenet_key(), {c});
+  REQUIRE(merged.size() == 2);
+  CHECK(merged[0].knobs == c.knobs);
+  CHECK(merged[0].time_ms == Approx(0.1));
+  CHECK(merged[1].knobs == b.knobs);
+}
+
+TEST_CASE("conv algo cache file: a format-1 file (legacy algorithms only) is stale",
+          "[conv_cache]") {
+  const std::string body =
+      "dmlrt-conv-algo-cache 1 cudnn=91900\n" + lenet_key().to_string() + "\tL:1:0:0:0.01\n";
+  const std::string text = body + "checksum " + conv_algo_checksum(body) + "\n";
+  ConvAlgoMap back;
+  std::string why;
+  CHECK_FALSE(parse_conv_algo_cache(text, kVersion, &back, &why));
+  CHECK(why.find("stale (format version 1") != std::string::npos);
+}
+
 TEST_CASE("conv algo cache file: serialize and parse round trip", "[conv_cache]") {
   ConvAlgoMap m;
   m[lenet_key().to_string()] = {choice(1, 0.01), choice(0, 0.02, 4096)};
   ConvAlgoKey k2 = lenet_key();
   k2.pass = ConvPass::kBackwardFilter;
-  m[k2.to_string()] = {choice(3, 0.5, 123456, 1)};
+  ConvAlgoChoice engine = choice(57, 0.3, 65536, 1);
+  engine.kind = ConvAlgoKind::kEngine;
+  engine.knobs = {{2, 5}, {24, 11}};
+  m[k2.to_string()] = {choice(3, 0.5, 123456, 1), engine};
   const std::string text = serialize_conv_algo_cache(m, kVersion);
-  CHECK(text.rfind("dmlrt-conv-algo-cache 1 cudnn=91900\n", 0) == 0);
+  CHECK(
+      text.rfind("dmlrt-conv-algo-cache " + std::to_string(kConvAlgoCacheFormat) + " cudnn=91900\n",
+                 0) == 0);
   ConvAlgoMap back;
   std::string why;
   REQUIRE(parse_conv_algo_cache(text, kVersion, &back, &why));
@@ -137,6 +194,9 @@ TEST_CASE("conv algo cache file: serialize and parse round trip", "[conv_cache]"
   CHECK(l[0].algo == 1);
   CHECK(l[1].workspace_bytes == 4096);
   CHECK(back[k2.to_string()][0].math_type == 1);
+  REQUIRE(back[k2.to_string()].size() == 2);
+  CHECK(back[k2.to_string()][1].kind == ConvAlgoKind::kEngine);
+  CHECK(back[k2.to_string()][1].knobs == engine.knobs);
   // An empty cache is a valid file too.
   REQUIRE(parse_conv_algo_cache(serialize_conv_algo_cache({}, kVersion), kVersion, &back, &why));
   CHECK(back.empty());
@@ -163,7 +223,8 @@ TEST_CASE("conv algo cache file: truncated, corrupt and stale texts are rejected
     CHECK_FALSE(parse_conv_algo_cache(bad, kVersion, &back, &why));
   }
   // A valid checksum over a malformed line is still corrupt.
-  std::string body = "dmlrt-conv-algo-cache 1 cudnn=91900\nkey-without-tab\n";
+  std::string body = "dmlrt-conv-algo-cache " + std::to_string(kConvAlgoCacheFormat) +
+                     " cudnn=91900\nkey-without-tab\n";
   std::string forged = body + "checksum " + conv_algo_checksum(body) + "\n";
   CHECK_FALSE(parse_conv_algo_cache(forged, kVersion, &back, &why));
   CHECK(why.find("corrupt") != std::string::npos);
