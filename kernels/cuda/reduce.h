@@ -2,9 +2,9 @@
 // sum of squares, product, mean, max, min, sample variance) and rowIndexMax/Min (the nonzero count
 // is kernels/cuda/convert.h's). Semantics are the CPU backend's (kernels/cpu/aggregate.h): Kahan
 // sums, Java max/min (NaN propagates), sample variance by Welford per thread and Chan's merge.
-// Deterministic: partitions and combine orders depend only on the shape, never on timing or the
-// device; no floating-point atomics. States are doubles for float inputs too. Pointers are device
-// pointers; `stream` is a cudaStream_t.
+// Deterministic: partitions and combine orders depend only on the shape (and the element width),
+// never on timing, the device or the input's address; no floating-point atomics. States are doubles
+// for float inputs too. Pointers are device pointers; `stream` is a cudaStream_t.
 #pragma once
 
 #include <cstddef>
