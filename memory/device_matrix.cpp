@@ -10,15 +10,15 @@
 namespace dmlrt::mem {
 
 DeviceMatrix DeviceMatrix::dense(MemoryManager& mm, int64_t rows, int64_t cols, DType dtype,
-                                 void* stream, const std::string& what, bool zero) {
+                                 void* stream, AllocLabel what, bool zero) {
   DMLRT_REQUIRE(rows >= 0 && cols >= 0, ShapeError,
-                "device matrix for " << what << ": bad shape " << rows << "x" << cols);
+                "device matrix for " << what.str() << ": bad shape " << rows << "x" << cols);
   DeviceMatrix m;
   m.rows_ = rows;
   m.cols_ = cols;
   m.dtype_ = dtype;
   m.values_ = mm.allocate(static_cast<size_t>(rows) * static_cast<size_t>(cols) * dtype_size(dtype),
-                          what, stream, zero);
+                          std::move(what), stream, zero);
   m.nnz_ = (rows == 0 || cols == 0 || zero) ? 0 : -1;
   return m;
 }
@@ -30,10 +30,10 @@ IndexWidth DeviceMatrix::width_for(int64_t rows, int64_t cols, int64_t nnz) {
 
 DeviceMatrix DeviceMatrix::csr(MemoryManager& mm, int64_t rows, int64_t cols, int64_t nnz,
                                DType dtype, IndexWidth width, void* stream,
-                               const std::string& what) {
-  DMLRT_REQUIRE(rows >= 0 && cols >= 0 && nnz >= 0, ShapeError,
-                "device CSR for " << what << ": bad shape " << rows << "x" << cols
-                                  << " nnz=" << nnz);
+                               const AllocLabel& what) {
+  DMLRT_REQUIRE(
+      rows >= 0 && cols >= 0 && nnz >= 0, ShapeError,
+      "device CSR for " << what.str() << ": bad shape " << rows << "x" << cols << " nnz=" << nnz);
   DeviceMatrix m;
   m.rows_ = rows;
   m.cols_ = cols;
@@ -43,10 +43,12 @@ DeviceMatrix DeviceMatrix::csr(MemoryManager& mm, int64_t rows, int64_t cols, in
   m.nnz_ = nnz;
   if (nnz == 0) return m;  // empty sparse: no device memory
   const size_t isz = width == IndexWidth::k32 ? 4 : 8;
-  m.values_ = mm.allocate(static_cast<size_t>(nnz) * dtype_size(dtype), what + " (csr values)",
-                          stream);
-  m.row_ptr_ = mm.allocate(static_cast<size_t>(rows + 1) * isz, what + " (csr row offsets)", stream);
-  m.col_idx_ = mm.allocate(static_cast<size_t>(nnz) * isz, what + " (csr column indices)", stream);
+  m.values_ = mm.allocate(static_cast<size_t>(nnz) * dtype_size(dtype),
+                          what.with_note(" (csr values)"), stream);
+  m.row_ptr_ = mm.allocate(static_cast<size_t>(rows + 1) * isz,
+                           what.with_note(" (csr row offsets)"), stream);
+  m.col_idx_ =
+      mm.allocate(static_cast<size_t>(nnz) * isz, what.with_note(" (csr column indices)"), stream);
   return m;
 }
 

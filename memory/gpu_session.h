@@ -86,8 +86,9 @@ class GpuSession {
   cudaStream_t cuda_stream() const { return context_->stream(); }
 
   // Scratch for one op (library buffers, temporaries), ordered on the session's stream.
-  DeviceAllocation scratch(size_t bytes, const std::string& what, bool zero = false) {
-    return memory_->allocate(bytes, what, stream(), zero);
+  // `what` labels it (Note [Allocation labels]).
+  DeviceAllocation scratch(size_t bytes, AllocLabel what, bool zero = false) {
+    return memory_->allocate(bytes, std::move(what), stream(), zero);
   }
 
   // --- transfers (memory/transfers.cpp), counted in stats() ---
@@ -115,6 +116,9 @@ class GpuSession {
   size_t pending_timings() const { return timings_.size(); }
   void begin_instruction();
   void end_instruction(const std::string& stats_name);
+  // False when end_instruction would ignore its name (timing off, no sync per instruction): the
+  // caller may then skip both building the name and the call.
+  bool uses_instruction_names() const { return timing_ || options_.sync_each_instruction; }
   // Hands (name, seconds) of finished instructions to `sink`, in order; with `wait` all of them.
   void collect_timings(const std::function<void(const std::string&, double)>& sink, bool wait);
 

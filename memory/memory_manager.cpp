@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <iomanip>
+#include <iterator>
 #include <sstream>
 #include <utility>
 
@@ -33,12 +35,32 @@ std::string format_bytes(size_t bytes) {
   return os.str();
 }
 
+// ---------------------------------------------------------------- AllocLabel
+
+AllocLabel AllocLabel::with_note(const char* static_note) const {
+  if (*note_ == '\0') {
+    AllocLabel l = *this;
+    l.note_ = static_note;
+    return l;
+  }
+  return AllocLabel("", str(), static_note);
+}
+
+std::string AllocLabel::str() const {
+  std::string s = prefix_;
+  s += detail_;
+  s += suffix_;
+  s += note_;
+  return s;
+}
+
 // ---------------------------------------------------------------- DeviceAllocation
 
 DeviceAllocation::DeviceAllocation(DeviceAllocation&& o) noexcept
     : mm_(std::exchange(o.mm_, nullptr)),
       ptr_(std::exchange(o.ptr_, nullptr)),
-      bytes_(std::exchange(o.bytes_, 0)) {}
+      bytes_(std::exchange(o.bytes_, 0)),
+      slot_(std::exchange(o.slot_, 0)) {}
 
 DeviceAllocation& DeviceAllocation::operator=(DeviceAllocation&& o) noexcept {
   if (this != &o) {
@@ -46,15 +68,17 @@ DeviceAllocation& DeviceAllocation::operator=(DeviceAllocation&& o) noexcept {
     mm_ = std::exchange(o.mm_, nullptr);
     ptr_ = std::exchange(o.ptr_, nullptr);
     bytes_ = std::exchange(o.bytes_, 0);
+    slot_ = std::exchange(o.slot_, 0);
   }
   return *this;
 }
 
 void DeviceAllocation::reset() {
-  if (ptr_ != nullptr && mm_ != nullptr) mm_->give_back(ptr_);
+  if (ptr_ != nullptr && mm_ != nullptr) mm_->give_back(ptr_, slot_);
   mm_ = nullptr;
   ptr_ = nullptr;
   bytes_ = 0;
+  slot_ = 0;
 }
 
 // ---------------------------------------------------------------- policy
@@ -91,7 +115,8 @@ MemoryManager::~MemoryManager() {
   // Live blocks at this point belong to owners that outlive the manager (a bug elsewhere); freeing
   // them here keeps the device clean, and their owners' later give_back would be fatal, so the
   // session drops every device copy before destroying the manager (GpuSession::~GpuSession).
-  for (auto& kv : live_) allocator_->release(kv.first);
+  for (const Block& b : slots_)
+    if (b.ptr != nullptr) allocator_->release(b.ptr);
 }
 
 size_t MemoryManager::size_class(size_t bytes) {
@@ -110,7 +135,10 @@ void MemoryManager::register_evictable(Evictable* e) {
 }
 
 void MemoryManager::unregister_evictable(Evictable* e) {
-  evictables_.erase(std::remove(evictables_.begin(), evictables_.end(), e), evictables_.end());
+  // register_evictable keeps entries unique. Search from the back: the objects that come and go
+  // per instruction (temporaries) are the recently registered ones.
+  auto it = std::find(evictables_.rbegin(), evictables_.rend(), e);
+  if (it != evictables_.rend()) evictables_.erase(std::next(it).base());
 }
 
 std::vector<Evictable*> MemoryManager::unpinned_candidates() const {
@@ -121,11 +149,16 @@ std::vector<Evictable*> MemoryManager::unpinned_candidates() const {
 }
 
 bool MemoryManager::take_cached(size_t cls, void* stream, void** out) {
-  for (size_t i = 0; i < cache_.size(); ++i) {
-    if (cache_[i].block_bytes == cls && cache_[i].stream == stream) {
-      *out = cache_[i].ptr;
+  if (cache_count_ == 0) return false;
+  auto it = cache_.find(cls);
+  if (it == cache_.end()) return false;
+  std::vector<CachedBlock>& list = it->second;
+  for (size_t i = list.size(); i-- > 0;) {
+    if (list[i].stream == stream) {
+      *out = list[i].ptr;
+      list.erase(list.begin() + static_cast<std::ptrdiff_t>(i));
       cached_bytes_ -= cls;
-      cache_.erase(cache_.begin() + static_cast<std::ptrdiff_t>(i));
+      --cache_count_;
       return true;
     }
   }
@@ -153,13 +186,23 @@ void MemoryManager::raw_release(void* ptr) {
 }
 
 void MemoryManager::release_cache_until(size_t target_total) {
-  std::sort(cache_.begin(), cache_.end(),
-            [](const CachedBlock& a, const CachedBlock& b) { return a.block_bytes > b.block_bytes; });
-  while (!cache_.empty() && live_bytes_ + cached_bytes_ > target_total) {
-    raw_release(cache_.front().ptr);
-    cached_bytes_ -= cache_.front().block_bytes;
-    ++stats_->cache_release_n;
-    cache_.erase(cache_.begin());
+  // Largest size classes first; within a class, the least recently freed first.
+  std::vector<size_t> classes;
+  for (const auto& kv : cache_)
+    if (!kv.second.empty()) classes.push_back(kv.first);
+  std::sort(classes.begin(), classes.end(), std::greater<size_t>());
+  for (size_t cls : classes) {
+    std::vector<CachedBlock>& list = cache_[cls];
+    size_t n = 0;
+    while (n < list.size() && live_bytes_ + cached_bytes_ > target_total) {
+      raw_release(list[n].ptr);
+      cached_bytes_ -= cls;
+      --cache_count_;
+      ++stats_->cache_release_n;
+      ++n;
+    }
+    list.erase(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(n));
+    if (live_bytes_ + cached_bytes_ <= target_total) break;
   }
 }
 
@@ -179,11 +222,25 @@ void MemoryManager::evict_all_unpinned() {
   }
 }
 
-DeviceAllocation MemoryManager::finish(void* ptr, size_t bytes, size_t cls,
-                                       const std::string& what, void* stream, bool zero) {
-  live_[ptr] = Block{cls, bytes, what, stream};
+DeviceAllocation MemoryManager::finish(void* ptr, size_t bytes, size_t cls, AllocLabel&& what,
+                                       void* stream, bool zero) {
+  uint32_t slot = 0;
+  if (!free_slots_.empty()) {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+  } else {
+    slot = static_cast<uint32_t>(slots_.size());
+    slots_.emplace_back();
+  }
+  Block& b = slots_[slot];
+  b.ptr = ptr;
+  b.block_bytes = cls;
+  b.requested = bytes;
+  b.stream = stream;
+  b.what = std::move(what);
+  ++live_count_;
   live_bytes_ += cls;
-  DeviceAllocation a(this, ptr, bytes);
+  DeviceAllocation a(this, ptr, bytes, slot);
   if (zero) {
     const auto t0 = Clock::now();
     allocator_->zero(ptr, bytes, stream);
@@ -193,21 +250,20 @@ DeviceAllocation MemoryManager::finish(void* ptr, size_t bytes, size_t cls,
   return a;
 }
 
-DeviceAllocation MemoryManager::allocate(size_t bytes, const std::string& what, void* stream,
-                                         bool zero) {
+DeviceAllocation MemoryManager::allocate(size_t bytes, AllocLabel what, void* stream, bool zero) {
   if (bytes == 0) return DeviceAllocation();
   const size_t cls = size_class(bytes);
   void* p = nullptr;
   // 1. cache
   if (take_cached(cls, stream, &p)) {
     ++stats_->alloc_reuse_n;
-    return finish(p, bytes, cls, what, stream, zero);
+    return finish(p, bytes, cls, std::move(what), stream, zero);
   }
   // 2. fresh, within the budget
   bool device_refused = false;
   if (live_bytes_ + cached_bytes_ + cls <= budget_) {
     p = raw_allocate(cls);
-    if (p != nullptr) return finish(p, bytes, cls, what, stream, zero);
+    if (p != nullptr) return finish(p, bytes, cls, std::move(what), stream, zero);
     device_refused = true;
   }
   // 3. evict by policy while the live bytes leave no room
@@ -230,14 +286,14 @@ DeviceAllocation MemoryManager::allocate(size_t bytes, const std::string& what, 
     }
     if (take_cached(cls, stream, &p)) {
       ++stats_->alloc_reuse_n;
-      return finish(p, bytes, cls, what, stream, zero);
+      return finish(p, bytes, cls, std::move(what), stream, zero);
     }
   }
   // 4. release cached blocks until the request fits
   if (!device_refused && live_bytes_ + cls <= budget_) {
     release_cache_until(budget_ - cls);
     p = raw_allocate(cls);
-    if (p != nullptr) return finish(p, bytes, cls, what, stream, zero);
+    if (p != nullptr) return finish(p, bytes, cls, std::move(what), stream, zero);
     device_refused = true;
   }
   // 5. the device refused within the budget: free everything that can go, try once more
@@ -246,12 +302,12 @@ DeviceAllocation MemoryManager::allocate(size_t bytes, const std::string& what, 
     release_cached();
     if (live_bytes_ + cls <= budget_) {
       p = raw_allocate(cls);
-      if (p != nullptr) return finish(p, bytes, cls, what, stream, zero);
+      if (p != nullptr) return finish(p, bytes, cls, std::move(what), stream, zero);
     }
   }
   // 6.
   DMLRT_FAIL(OutOfMemory, "GPU out of memory: cannot allocate "
-                              << format_bytes(bytes) << " for " << what << " (budget "
+                              << format_bytes(bytes) << " for " << what.str() << " (budget "
                               << format_bytes(budget_) << ", live " << format_bytes(live_bytes_)
                               << ", cached " << format_bytes(cached_bytes_)
                               << (device_refused ? ", the device refused the allocation" : "")
@@ -259,25 +315,30 @@ DeviceAllocation MemoryManager::allocate(size_t bytes, const std::string& what, 
                               << memory_table());
 }
 
-void MemoryManager::give_back(void* ptr) {
-  auto it = live_.find(ptr);
-  if (it == live_.end()) return;  // not ours (cannot throw from a destructor)
-  const Block b = it->second;
-  live_.erase(it);
-  live_bytes_ -= b.block_bytes;
+void MemoryManager::give_back(void* ptr, uint32_t slot) {
+  if (slot >= slots_.size() || slots_[slot].ptr != ptr) return;  // not ours (no throw: destructor)
+  Block& b = slots_[slot];
+  const size_t cls = b.block_bytes;
+  void* const stream = b.stream;
+  b.ptr = nullptr;
+  b.what = AllocLabel();
+  free_slots_.push_back(slot);
+  --live_count_;
+  live_bytes_ -= cls;
   if (eager_free_) {
     raw_release(ptr);
     return;
   }
-  cache_.push_back(CachedBlock{ptr, b.block_bytes, b.stream});
-  cached_bytes_ += b.block_bytes;
+  cache_[cls].push_back(CachedBlock{ptr, stream});
+  cached_bytes_ += cls;
+  ++cache_count_;
 }
 
 std::string MemoryManager::memory_table() const {
   std::ostringstream os;
   os << "GPU memory table (budget " << format_bytes(budget_) << ", live "
-     << format_bytes(live_bytes_) << " in " << live_.size() << " allocation(s), cached "
-     << format_bytes(cached_bytes_) << " in " << cache_.size() << " block(s), policy "
+     << format_bytes(live_bytes_) << " in " << live_count_ << " allocation(s), cached "
+     << format_bytes(cached_bytes_) << " in " << cache_count_ << " block(s), policy "
      << eviction_policy_name(policy_) << "):\n";
   os << "  matrices (" << evictables_.size() << "):\n";
   for (const Evictable* e : evictables_)
@@ -285,14 +346,16 @@ std::string MemoryManager::memory_table() const {
        << "  pinned=" << (e->device_pinned() ? "yes" : "no")
        << "  dirty=" << (e->device_dirty() ? "yes" : "no") << "  last_use=" << e->last_use()
        << "\n";
-  os << "  allocations (" << live_.size() << "):\n";
-  std::vector<std::pair<void*, Block>> rows(live_.begin(), live_.end());
-  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
-    return a.second.block_bytes > b.second.block_bytes;
-  });
-  for (const auto& r : rows)
-    os << "    " << r.second.what << "  size=" << format_bytes(r.second.requested)
-       << "  block=" << format_bytes(r.second.block_bytes) << "\n";
+  os << "  allocations (" << live_count_ << "):\n";
+  std::vector<const Block*> rows;
+  rows.reserve(live_count_);
+  for (const Block& b : slots_)
+    if (b.ptr != nullptr) rows.push_back(&b);
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const Block* a, const Block* b) { return a->block_bytes > b->block_bytes; });
+  for (const Block* r : rows)
+    os << "    " << r->what.str() << "  size=" << format_bytes(r->requested)
+       << "  block=" << format_bytes(r->block_bytes) << "\n";
   return os.str();
 }
 

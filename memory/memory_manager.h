@@ -23,13 +23,21 @@
 // Blocks are rounded up to 512 bytes below 1 MiB and to a quarter of the enclosing power of two
 // above, so a cached block serves every request of its class with at most 25% waste, and reuse
 // hits do not need exact byte sizes (SystemDS's lazy free list needs them exact).
+//
+// Note [Allocation bookkeeping cost]
+// A tiny GPU instruction costs a few microseconds, most of it the kernel launch, so the manager's
+// share per allocation is kept to a few tens of nanoseconds: live blocks sit in a slot table whose
+// index the DeviceAllocation carries (no map insert or lookup, no node allocation), cached blocks
+// in per-size-class free lists (no scan over the whole cache), and labels are formatted only when
+// printed (Note [Allocation labels]).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <string>
+#include <type_traits>
+#include <unordered_map>
 #include <vector>
 
 #include "memory/evictable.h"
@@ -48,6 +56,40 @@ class DeviceAllocator {
   virtual void release(void* ptr) = 0;
   // Zero-fills bytes at ptr, ordered on `stream`.
   virtual void zero(void* ptr, size_t bytes, void* stream) = 0;
+};
+
+// Note [Allocation labels]
+// Every allocation carries a label for the memory table and the out-of-memory message. Building
+// it as a std::string per allocation ("gpu_" + opcode + " output") would cost string work and heap
+// allocations on every instruction, so an AllocLabel keeps the pieces and str() formats them only
+// when printed: a static prefix, an owned detail, a static suffix and a static note (the CSR
+// parts), concatenated in that order. String literals are kept by pointer (they live forever); any
+// other text is copied or moved into the detail.
+class AllocLabel {
+ public:
+  AllocLabel() = default;
+  // A string literal, kept by pointer.
+  template <size_t N>
+  AllocLabel(const char (&literal)[N]) : prefix_(literal) {}  // NOLINT(runtime/explicit)
+  // A C string that may not outlive the allocation: copied.
+  template <typename T,
+            std::enable_if_t<std::is_same_v<T, const char*> || std::is_same_v<T, char*>, int> = 0>
+  AllocLabel(T text) : detail_(text != nullptr ? text : "") {}  // NOLINT(runtime/explicit)
+  AllocLabel(std::string text) : detail_(std::move(text)) {}    // NOLINT(runtime/explicit)
+  // static_prefix + detail + static_suffix, e.g. ("gpu_", opcode, " output").
+  AllocLabel(const char* static_prefix, std::string detail, const char* static_suffix)
+      : prefix_(static_prefix), detail_(std::move(detail)), suffix_(static_suffix) {}
+
+  // This label followed by `static_note` (" (csr values)"); a label with a note already gets the
+  // formatted text as its detail.
+  AllocLabel with_note(const char* static_note) const;
+  std::string str() const;
+
+ private:
+  const char* prefix_ = "";
+  std::string detail_;
+  const char* suffix_ = "";
+  const char* note_ = "";
 };
 
 class MemoryManager;
@@ -74,10 +116,12 @@ class DeviceAllocation {
 
  private:
   friend class MemoryManager;
-  DeviceAllocation(MemoryManager* mm, void* ptr, size_t bytes) : mm_(mm), ptr_(ptr), bytes_(bytes) {}
+  DeviceAllocation(MemoryManager* mm, void* ptr, size_t bytes, uint32_t slot)
+      : mm_(mm), ptr_(ptr), bytes_(bytes), slot_(slot) {}
   MemoryManager* mm_ = nullptr;
   void* ptr_ = nullptr;
   size_t bytes_ = 0;
+  uint32_t slot_ = 0;  // the manager's live-block slot (Note [Allocation bookkeeping cost])
 };
 
 // Chooses the next object to evict among `candidates` (all unpinned, with device memory) when
@@ -95,9 +139,9 @@ class MemoryManager {
   ~MemoryManager();
 
   // A block of at least `bytes` for work on `stream`; `what` names it in the memory table and in
-  // errors. Zero-filled (ordered on `stream`) when `zero`. Throws OutOfMemory (Note [Allocation
-  // ladder]).
-  DeviceAllocation allocate(size_t bytes, const std::string& what, void* stream, bool zero = false);
+  // errors (Note [Allocation labels]). Zero-filled (ordered on `stream`) when `zero`. Throws
+  // OutOfMemory (Note [Allocation ladder]).
+  DeviceAllocation allocate(size_t bytes, AllocLabel what, void* stream, bool zero = false);
 
   // Objects whose device memory may be taken back. An object unregisters itself before it dies.
   void register_evictable(Evictable* e);
@@ -113,7 +157,7 @@ class MemoryManager {
   size_t budget() const { return budget_; }
   size_t live_bytes() const { return live_bytes_; }
   size_t cached_bytes() const { return cached_bytes_; }
-  size_t live_count() const { return live_.size(); }
+  size_t live_count() const { return live_count_; }
   EvictionPolicy policy() const { return policy_; }
   GpuStats& stats() { return *stats_; }
 
@@ -124,25 +168,25 @@ class MemoryManager {
 
  private:
   friend class DeviceAllocation;
-  struct Block {
-    size_t block_bytes;  // size class
-    size_t requested;
-    std::string what;
-    void* stream;
+  struct Block {  // one live allocation; ptr == nullptr marks a free slot
+    void* ptr = nullptr;
+    size_t block_bytes = 0;  // size class
+    size_t requested = 0;
+    void* stream = nullptr;
+    AllocLabel what;
   };
   struct CachedBlock {
     void* ptr;
-    size_t block_bytes;
     void* stream;
   };
-  void give_back(void* ptr);
+  void give_back(void* ptr, uint32_t slot);
   bool take_cached(size_t cls, void* stream, void** out);
   void* raw_allocate(size_t cls);
   void raw_release(void* ptr);
   void release_cache_until(size_t target_total);
   std::vector<Evictable*> unpinned_candidates() const;
-  DeviceAllocation finish(void* ptr, size_t bytes, size_t cls, const std::string& what,
-                          void* stream, bool zero);
+  DeviceAllocation finish(void* ptr, size_t bytes, size_t cls, AllocLabel&& what, void* stream,
+                          bool zero);
 
   std::unique_ptr<DeviceAllocator> allocator_;
   size_t budget_;
@@ -153,8 +197,12 @@ class MemoryManager {
   uint64_t clock_ = 0;
   size_t live_bytes_ = 0;    // sum of block sizes of live allocations
   size_t cached_bytes_ = 0;  // sum of block sizes in the cache
-  std::map<void*, Block> live_;
-  std::vector<CachedBlock> cache_;
+  std::vector<Block> slots_;          // live blocks by slot
+  std::vector<uint32_t> free_slots_;  // unused entries of slots_
+  size_t live_count_ = 0;
+  // Cached free blocks by size class, most recently freed last (reused first: likely still in L2).
+  std::unordered_map<size_t, std::vector<CachedBlock>> cache_;
+  size_t cache_count_ = 0;
   std::vector<Evictable*> evictables_;
 };
 
