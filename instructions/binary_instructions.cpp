@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "gpu_context/error.h"
@@ -132,6 +133,8 @@ class BinaryInstruction final : public Instruction {
     DMLRT_REQUIRE(any_matrix == out_.is_matrix(), ParseError,
                   where() << ": " << opcode() << " output '" << out_.name << "' must be a "
                           << (any_matrix ? "MATRIX" : "SCALAR"));
+    lit1_ = parse_literal(in1_);
+    lit2_ = parse_literal(in2_);
   }
 
   // Matrix-matrix and matrix-scalar forms run on the GPU (kernels/cuda/elementwise); scalar-scalar
@@ -143,7 +146,8 @@ class BinaryInstruction final : public Instruction {
   void execute(ExecutionContext& ec) override {
 #ifdef DMLRT_WITH_CUDA
     if (has_gpu_impl() && ec.options().gpu) {
-      if (mem::GpuSession* gpu = ec.gpu_for(*this, operand_bytes(ec))) return execute_gpu(ec, *gpu);
+      const int64_t bytes = placement_needs_bytes(ec, *this) ? operand_bytes(ec) : -1;
+      if (mem::GpuSession* gpu = ec.gpu_for(*this, bytes)) return execute_gpu(ec, *gpu);
     }
 #endif
     if (in1_.is_matrix() && in2_.is_matrix()) {
@@ -159,28 +163,46 @@ class BinaryInstruction final : public Instruction {
     } else if (in1_.is_matrix() || in2_.is_matrix()) {
       const bool scalar_left = in1_.is_scalar();
       auto m = ec.matrix(scalar_left ? in2_ : in1_);
-      const ScalarValue s = ec.scalar(scalar_left ? in1_ : in2_);
-      double sv = 0;
-      try {
-        sv = s.to_double();
-      } catch (const RuntimeError&) {
-        DMLRT_FAIL(RuntimeError, opcode() << ": string scalar '" << s.to_string()
-                                          << "' cannot be combined with a matrix");
-      }
+      const double sv = scalar_as_double(ec, scalar_left);
       ec.set_matrix(out_.name, kernels::cpu::binary_matrix_scalar(op_, *m, sv, scalar_left));
     } else {
-      ec.set_scalar(out_.name, scalar_binary(opcode(), op_, ec.scalar(in1_), ec.scalar(in2_),
-                                             out_.value_type));
+      ec.set_scalar(out_.name, scalar_binary(opcode(), op_, scalar_of(ec, in1_, lit1_),
+                                             scalar_of(ec, in2_, lit2_), out_.value_type));
     }
   }
 
  private:
+  // A literal operand's value, parsed once here instead of at every execution (a bad literal is
+  // left to the execution, which raises the usual error).
+  static std::optional<ScalarValue> parse_literal(const Operand& op) {
+    if (!op.is_scalar() || !op.literal) return std::nullopt;
+    try {
+      return ScalarValue::from_literal(op.name, op.value_type);
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+  }
+  static ScalarValue scalar_of(ExecutionContext& ec, const Operand& op,
+                               const std::optional<ScalarValue>& lit) {
+    return lit ? *lit : ec.scalar(op);
+  }
+  // The scalar operand of a matrix-scalar op as a double.
+  double scalar_as_double(ExecutionContext& ec, bool scalar_left) const {
+    const ScalarValue s = scalar_left ? scalar_of(ec, in1_, lit1_) : scalar_of(ec, in2_, lit2_);
+    try {
+      return s.to_double();
+    } catch (const RuntimeError&) {
+      DMLRT_FAIL(RuntimeError, opcode() << ": string scalar '" << s.to_string()
+                                        << "' cannot be combined with a matrix");
+    }
+  }
+
   // Device bytes of the inputs and the output from the metadata (-1 when a shape is unknown).
   int64_t operand_bytes(ExecutionContext& ec) const {
     int64_t total = 0, out_rows = 0, out_cols = 0;
     for (const Operand* o : {&in1_, &in2_}) {
       if (!o->is_matrix()) continue;
-      const MatrixMeta& meta = ec.matrix_object(o->name)->meta();
+      const MatrixMeta& meta = ec.matrix_object_ref(o->name)->meta();
       const int64_t b = dense_device_bytes(ec.options().gpu.get(), meta.rows, meta.cols);
       if (b < 0) return -1;
       total += b;
@@ -210,7 +232,7 @@ class BinaryInstruction final : public Instruction {
       const mem::DeviceMatrix& ad = a.dense(gpu);
       const mem::DeviceMatrix& bd = b.dense(gpu);
       mem::DeviceMatrix c = mem::DeviceMatrix::dense(gpu.memory(), rows, cols, gpu.dtype(),
-                                                     gpu.stream(), "gpu_" + opcode() + " output");
+                                                     gpu.stream(), output_label());
       if (gpu.dtype() == mem::DType::kFloat64)
         kernels::cuda::launch_binary_matrix_matrix(op_, bc, ad.values_as<double>(),
                                                    bd.values_as<double>(), c.values_as<double>(),
@@ -223,18 +245,11 @@ class BinaryInstruction final : public Instruction {
       return;
     }
     const bool scalar_left = in1_.is_scalar();
-    const ScalarValue s = ec.scalar(scalar_left ? in1_ : in2_);
-    double sv = 0;
-    try {
-      sv = s.to_double();
-    } catch (const RuntimeError&) {
-      DMLRT_FAIL(RuntimeError, opcode() << ": string scalar '" << s.to_string()
-                                        << "' cannot be combined with a matrix");
-    }
+    const double sv = scalar_as_double(ec, scalar_left);
     DeviceRead m = gpu_read(ec, gpu, scalar_left ? in2_ : in1_);
     const mem::DeviceMatrix& md = m.dense(gpu);
     mem::DeviceMatrix c = mem::DeviceMatrix::dense(gpu.memory(), md.rows(), md.cols(), gpu.dtype(),
-                                                   gpu.stream(), "gpu_" + opcode() + " output");
+                                                   gpu.stream(), output_label());
     if (gpu.dtype() == mem::DType::kFloat64)
       kernels::cuda::launch_binary_matrix_scalar(op_, md.values_as<double>(), sv, scalar_left,
                                                  c.values_as<double>(), md.size(), gpu.stream());
@@ -243,10 +258,13 @@ class BinaryInstruction final : public Instruction {
                                                  c.values_as<float>(), md.size(), gpu.stream());
     set_gpu_output(ec, gpu, out_.name, std::move(c));
   }
+  // "gpu_<opcode> output", formatted only when printed (Note [Allocation labels]).
+  mem::AllocLabel output_label() const { return mem::AllocLabel("gpu_", opcode(), " output"); }
 #endif
 
   BinaryOp op_ = BinaryOp::kPlus;
   Operand in1_, in2_, out_;
+  std::optional<ScalarValue> lit1_, lit2_;  // parsed literal operands (parse_literal)
 };
 
 }  // namespace

@@ -1,6 +1,8 @@
 // Symbol table access with lazy reads; see execution_context.h.
 #include "instructions/execution_context.h"
 
+#include <algorithm>
+
 #include "gpu_context/error.h"
 
 namespace dmlrt::inst {
@@ -20,6 +22,7 @@ std::vector<std::string> ExecutionContext::names() const {
   std::vector<std::string> out;
   out.reserve(vars_.size());
   for (const auto& kv : vars_) out.push_back(kv.first);
+  std::sort(out.begin(), out.end());
   return out;
 }
 
@@ -35,6 +38,10 @@ ScalarValue ExecutionContext::scalar(const std::string& name) {
 }
 
 std::shared_ptr<MatrixObject> ExecutionContext::matrix_object(const std::string& name) {
+  return matrix_object_ref(name);
+}
+
+const std::shared_ptr<MatrixObject>& ExecutionContext::matrix_object_ref(const std::string& name) {
   Value& v = at(name);
   if (auto* m = std::get_if<std::shared_ptr<MatrixObject>>(&v)) return *m;
   DMLRT_FAIL(RuntimeError, "variable '" << name << "' is a scalar where a matrix is expected");
@@ -47,7 +54,7 @@ std::shared_ptr<const kernels::MatrixBlock> ExecutionContext::matrix(const Opera
 }
 
 std::shared_ptr<const kernels::MatrixBlock> ExecutionContext::matrix(const std::string& name) {
-  std::shared_ptr<MatrixObject> mo = matrix_object(name);
+  MatrixObject* mo = matrix_object_ref(name).get();
   if (!mo->has_block()) {
     DMLRT_REQUIRE(!mo->file_name().empty(), RuntimeError,
                   "matrix '" << name << "' has no data and no file to read it from");

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <variant>
 #include <vector>
 
@@ -81,7 +82,7 @@ class ExecutionContext {
   void set(const std::string& name, Value v) { vars_[name] = std::move(v); }
   // Removes the binding; returns the old value (empty optional semantics via bool).
   bool remove(const std::string& name) { return vars_.erase(name) != 0; }
-  const std::map<std::string, Value>& variables() const { return vars_; }
+  // Sorted.
   std::vector<std::string> names() const;
 
   // --- typed access ---
@@ -93,6 +94,9 @@ class ExecutionContext {
   std::shared_ptr<const kernels::MatrixBlock> matrix(const std::string& name);
   // The matrix object bound to `name` (throws when unbound or a scalar).
   std::shared_ptr<MatrixObject> matrix_object(const std::string& name);
+  // The same without a reference-count round trip; the reference is valid until `name` is removed
+  // or rebound.
+  const std::shared_ptr<MatrixObject>& matrix_object_ref(const std::string& name);
 
   // Sets an instruction's matrix output: the object createvar made for `name` gets the data; a
   // missing one is created.
@@ -116,7 +120,9 @@ class ExecutionContext {
  private:
   Services* services_;
   RunOptions options_;
-  std::map<std::string, Value> vars_;
+  // Hashed: looked up several times per instruction (Note [Allocation bookkeeping cost] in
+  // memory/memory_manager.h has the per-instruction budget).
+  std::unordered_map<std::string, Value> vars_;
   bool ran_on_gpu_ = false;
 };
 

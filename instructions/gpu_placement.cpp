@@ -26,6 +26,11 @@ Placement choose_placement(ExecType exec_type, GpuMode mode, bool device_usable,
   return operand_bytes >= 0 && operand_bytes <= budget_bytes ? Placement::kGpu : Placement::kCpu;
 }
 
+bool placement_needs_bytes(const ExecutionContext& ec, const Instruction& inst) {
+  return ec.options().gpu != nullptr && ec.options().gpu_mode == GpuMode::kOn &&
+         inst.exec_type() != ExecType::kGPU;
+}
+
 int64_t dense_device_bytes(const mem::GpuSession* gpu, int64_t rows, int64_t cols) {
   if (rows < 0 || cols < 0) return -1;
 #ifdef DMLRT_WITH_CUDA
@@ -90,10 +95,10 @@ const mem::DeviceMatrix& DeviceRead::csr(mem::GpuSession& gpu) {
 DeviceRead gpu_read(ExecutionContext& ec, mem::GpuSession& gpu, const Operand& op) {
   DMLRT_REQUIRE(!op.literal, RuntimeError,
                 "literal '" << op.name << "' used where a matrix is expected");
-  std::shared_ptr<MatrixObject> mo = ec.matrix_object(op.name);
+  const std::shared_ptr<MatrixObject>& mo = ec.matrix_object_ref(op.name);
   if (!mo->has_device_copy()) ec.matrix(op.name);  // reads the file on first use
   const mem::DeviceMatrix& m = mo->acquire_device_read(gpu, op.name);
-  return DeviceRead(std::move(mo), &m);
+  return DeviceRead(mo, &m);
 }
 
 void set_gpu_output(ExecutionContext& ec, mem::GpuSession& gpu, const std::string& name,

@@ -41,6 +41,10 @@ enum class Placement { kCpu, kGpu };
 Placement choose_placement(ExecType exec_type, GpuMode mode, bool device_usable, bool has_gpu_impl,
                            int64_t operand_bytes, int64_t budget_bytes);
 
+// True when gpu_for would look at operand_bytes for `inst` (a CP line under -gpu); otherwise
+// instructions may pass -1 and skip the metadata lookups that size their operands.
+bool placement_needs_bytes(const ExecutionContext& ec, const Instruction& inst);
+
 // Device bytes of a (rows, cols) dense matrix in the session's element type (-1 when a dim is
 // unknown); instructions sum these over inputs and output for gpu_for.
 int64_t dense_device_bytes(const mem::GpuSession* gpu, int64_t rows, int64_t cols);

@@ -81,17 +81,26 @@ void MatrixObject::release_device_read() {
 
 void MatrixObject::set_device_result(mem::GpuSession& session, mem::DeviceMatrix m,
                                      const std::string& name) {
-  drop_device_copy();
+  const bool registered = device_ != nullptr && session_ == &session;
+  if (registered) {
+    // A new result over a copy of the same session (a loop writing the same variable): the old
+    // buffers go back to the manager and the object stays registered, without the unregister /
+    // register pair and the heap round trip of a fresh DeviceMatrix.
+    *device_ = std::move(m);
+    read_pins_ = write_pins_ = 0;  // as drop_device_copy
+  } else {
+    drop_device_copy();
+    device_ = std::make_unique<mem::DeviceMatrix>(std::move(m));
+    session_ = &session;
+  }
   block_.reset();
-  meta_.rows = m.rows();
-  meta_.cols = m.cols();
-  meta_.nnz = m.nnz();
+  meta_.rows = device_->rows();
+  meta_.cols = device_->cols();
+  meta_.nnz = device_->nnz();
   gpu_name_ = name;
-  device_ = std::make_unique<mem::DeviceMatrix>(std::move(m));
-  session_ = &session;
   device_dirty_ = true;
   last_use_ = session.memory().tick();
-  session.memory().register_evictable(this);
+  if (!registered) session.memory().register_evictable(this);
 }
 
 void MatrixObject::evict_device_copy() {
