@@ -79,6 +79,10 @@ void Interpreter::finish_gpu_instruction(const inst::Instruction& i, inst::Execu
 #ifdef DMLRT_WITH_CUDA
   mem::GpuSession* gpu = ec.options().gpu.get();
   if (gpu == nullptr) return;
+  // Without -stats, timing or -sync-check nothing uses the name: skip building it (a
+  // per-instruction string concatenation, see Note [Allocation bookkeeping cost] in
+  // memory/memory_manager.h).
+  if (stats_ == nullptr && !gpu->uses_instruction_names()) return;
   const std::string name = "gpu_" + i.stats_name();
   gpu->end_instruction(name);
   if (stats_) stats_->record(name, 0.0);
