@@ -130,7 +130,7 @@ class MvVar final : public Instruction {
   }
   void execute(ExecutionContext& ec) override {
     if (format_.empty()) {
-      Value v = ec.at(src_);
+      Value v = std::move(ec.at(src_));  // moved, not copied: no reference-count round trip
       ec.remove(src_);
       ec.set(dst_, std::move(v));
       return;
