@@ -1,7 +1,7 @@
 // GpuSession: everything one run needs on its GPU — the device context (stream, library handles),
 // the memory manager, the -stats counters, the device element type (-precision), a pinned staging
-// area for transfers, and the CUDA events that time GPU instructions. Created by runtime/ when a run
-// needs the GPU (open_gpu_session) and passed to instructions through inst::RunOptions.
+// area for transfers, and the CUDA events that time GPU instructions. Created by runtime/ when a
+// run needs the GPU (open_gpu_session) and passed to instructions through inst::RunOptions.
 //
 // Note [GPU instruction timing]
 // A GPU instruction's time in -stats is the elapsed time between two CUDA events recorded on the
@@ -41,12 +41,12 @@ struct GpuSessionOptions {
   // DNN ops (DESIGN.md §5). The intermediate budget for densified operands and workspaces of one
   // DNN instruction: -1 = what the memory manager can still give; tests set it small to force
   // batch splitting and row fetching.
-  long long dnn_budget_bytes = -1;  // dmlrt.gpu.dnn.budget
+  long long dnn_budget_bytes = -1;   // dmlrt.gpu.dnn.budget
   bool cudnn_deterministic = false;  // dmlrt.gpu.cudnn.deterministic: deterministic algorithms only
   bool allow_tf32 = false;           // dmlrt.gpu.allow.tf32: TF32 tensor-core math for FP32
   // dmlrt.gpu.cudnn.graph: time cuDNN graph-API engines along with the legacy convolution
   // algorithms (kernels/cuda/dnn_conv_graph.h, Note [cuDNN algorithm choice]).
-  bool cudnn_graph = false;
+  bool cudnn_graph = true;
   // Where the cuDNN algorithm cache persists: "" = $XDG_CACHE_HOME/dmlrt or ~/.cache/dmlrt,
   // "none" = memory only.
   std::string cudnn_cache_dir;  // dmlrt.gpu.cudnn.cache.dir

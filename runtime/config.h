@@ -28,7 +28,7 @@ struct RuntimeConfig {
   // can still give).
   bool cudnn_deterministic = false;  // dmlrt.gpu.cudnn.deterministic
   bool allow_tf32 = false;           // dmlrt.gpu.allow.tf32
-  bool cudnn_graph = false;          // dmlrt.gpu.cudnn.graph (graph-API engines for convolutions)
+  bool cudnn_graph = true;           // dmlrt.gpu.cudnn.graph (graph-API engines for convolutions)
   std::string cudnn_cache_dir;       // dmlrt.gpu.cudnn.cache.dir
   long long dnn_budget_bytes = -1;   // dmlrt.gpu.dnn.budget (4096, 512M, 8G, ...)
 };

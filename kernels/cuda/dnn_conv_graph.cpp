@@ -258,13 +258,19 @@ ConvGraph::ConvGraph(cudnnHandle_t h, const GraphConvSpec& spec) : spec_(spec) {
   const OpAttrs a = op_attrs(spec.pass);
   op_ = make_desc(a.type, ctx);
   cudnnBackendDescriptor_t x = x_.get(), w = w_.get(), y = y_.get(), conv = conv_.get();
-  const float alpha = 1.0f, beta = static_cast<float>(spec.beta);
+  // alpha and beta in the compute type: an FP64 graph reads them as doubles (given as floats,
+  // cuDNN read 4 bytes of garbage with them: outputs ~1e-309 on the H200).
+  const float alpha_f = 1.0f, beta_f = static_cast<float>(spec.beta);
+  const double alpha_d = 1.0, beta_d = spec.beta;
+  const cudnnBackendAttributeType_t scalar_type = spec.fp64 ? CUDNN_TYPE_DOUBLE : CUDNN_TYPE_FLOAT;
+  const void* alpha = spec.fp64 ? static_cast<const void*>(&alpha_d) : &alpha_f;
+  const void* beta = spec.fp64 ? static_cast<const void*>(&beta_d) : &beta_f;
   set_attr(op_.get(), a.x, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &x, ctx);
   set_attr(op_.get(), a.w, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &w, ctx);
   set_attr(op_.get(), a.y, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &y, ctx);
   set_attr(op_.get(), a.conv, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &conv, ctx);
-  set_attr(op_.get(), a.alpha, CUDNN_TYPE_FLOAT, 1, &alpha, ctx);
-  set_attr(op_.get(), a.beta, CUDNN_TYPE_FLOAT, 1, &beta, ctx);
+  set_attr(op_.get(), a.alpha, scalar_type, 1, alpha, ctx);
+  set_attr(op_.get(), a.beta, scalar_type, 1, beta, ctx);
   finalize(op_.get(), "convolution operation", ctx);
 
   graph_ = make_desc(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR, ctx);

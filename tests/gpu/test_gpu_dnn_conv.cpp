@@ -324,16 +324,18 @@ TEST_CASE("gpu conv ops split the batch under a small DNN budget and match CPU a
           const int64_t misses = chunked.gpu->conv_algos().misses();
           const int64_t hits = chunked.gpu->conv_algos().hits();
           check_vs_cpu(chunked, dt, op.opcode, op.fields, what + " chunks of 3", 0);
-          // Three chunks per pass: two of 3 images (one key) and one of 1 (another key) — unless a
-          // CSR filter of a forward op took the sparse-filter path, which asks cuDNN nothing.
+          // Three chunks per pass: two of 3 images (one key; the second is a memo hit, Note [conv
+          // plan memo], unless a graph engine won and the second chunk's pointer alignment
+          // differs) and one of 1 (another key): two or three lookups — or none when a CSR
+          // filter of a forward op took the sparse-filter path, which asks cuDNN nothing.
           const int64_t lookups =
               chunked.gpu->conv_algos().misses() + chunked.gpu->conv_algos().hits() - misses - hits;
           const bool forward = std::string(op.opcode) != "conv2d_backward_filter" &&
                                std::string(op.opcode) != "conv2d_backward_data";
           if (forward && std::string(fb.name) != formats()[0].name)
-            CHECK((lookups == 3 || lookups == 0));
+            CHECK((lookups == 2 || lookups == 3 || lookups == 0));
           else
-            CHECK(lookups == 3);
+            CHECK((lookups == 2 || lookups == 3));
           check_vs_cpu(single, dt, op.opcode, op.fields, what + " one image at a time", 0);
           const MatrixBlock a = gpu_result(whole, op.opcode, op.fields, "U");
           const MatrixBlock b = gpu_result(chunked, op.opcode, op.fields, "U");
@@ -650,7 +652,7 @@ TEST_CASE("gpu conv with cuDNN graph engines: engines are cached, rebuilt from t
   // A 1x1 layer: the FP64 engines beat every legacy algorithm there on the H200.
   const Shape s = {"graph-cache", 8, 64, 14, 14, 128, 1, 1, 1, 1, 0, 0};
   TempDir dir("graph_cache");
-  for (mem::DType dt : dtypes()) {
+  for (mem::DType dt : {mem::DType::kFloat64}) {  // engines are FP64-only (use_graph_engines)
     mem::GpuSessionOptions o = graph_options(dt);
     o.cudnn_cache_dir = dir.path.string();
     const struct {

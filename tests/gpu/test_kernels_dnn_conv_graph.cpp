@@ -1,12 +1,13 @@
 // Device tests of the cuDNN graph-API convolution wrapper (kernels/cuda/dnn_conv_graph.h) against
 // the CPU references kernels::cpu::conv2d / conv2d_backward_data / conv2d_backward_filter: every
 // engine configuration the heuristics propose (not only the fastest) for each pass, FP64 (1e-9)
-// and FP32 (1e-4 relative, scaled by the reduction length; no TF32 engine unless allowed), on
-// small shapes with stride 2, padding, non-square images and filters, 1x1 filters, C = 1, N = 1;
-// the timing (sorted, workspace within what was given); beta = 1 accumulation; pointers that are
-// only element-aligned (batch-chunk offsets); the rebuild of plans from cache records (through the
-// cache file's text, on a second context) and the plan memo; the filters (TF32, deterministic,
-// workspace cap) and records that cannot be rebuilt.
+// (FP64 only: dmlrt uses graph engines for FP64 convolutions, see use_graph_engines in
+// instructions/dnn_conv_instructions.cpp) and FP32 (1e-4 relative, scaled by the reduction length;
+// no TF32 engine unless allowed), on small shapes with stride 2, padding, non-square images and
+// filters, 1x1 filters, C = 1, N = 1; the timing (sorted, workspace within what was given); beta =
+// 1 accumulation; pointers that are only element-aligned (batch-chunk offsets); the rebuild of
+// plans from cache records (through the cache file's text, on a second context) and the plan memo;
+// the filters (TF32, deterministic, workspace cap) and records that cannot be rebuilt.
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -234,7 +235,7 @@ bool has_note(const cuda::GraphConvPlan& p, int note) {
 }  // namespace
 
 TEMPLATE_TEST_CASE("graph conv: every candidate engine of every pass matches the CPU",
-                   "[gpu][kernel][dnn][cudnn]", double, float) {
+                   "[gpu][kernel][dnn][cudnn]", double) {
   using T = TestType;
   dmlrt::gpu::GpuContext ctx(0);
   cudnnHandle_t h = ctx.cudnn();
@@ -282,7 +283,7 @@ TEMPLATE_TEST_CASE("graph conv: every candidate engine of every pass matches the
 }
 
 TEMPLATE_TEST_CASE("graph conv: beta = 1 adds the convolution to the output",
-                   "[gpu][kernel][dnn][cudnn]", double, float) {
+                   "[gpu][kernel][dnn][cudnn]", double) {
   using T = TestType;
   dmlrt::gpu::GpuContext ctx(0);
   cudnnHandle_t h = ctx.cudnn();
@@ -328,7 +329,7 @@ TEMPLATE_TEST_CASE("graph conv: beta = 1 adds the convolution to the output",
 }
 
 TEMPLATE_TEST_CASE("graph conv: plans rebuilt from cache records on another context match",
-                   "[gpu][kernel][dnn][cudnn]", double, float) {
+                   "[gpu][kernel][dnn][cudnn]", double) {
   using T = TestType;
   using dmlrt::gpu::ConvAlgoChoice;
   using dmlrt::gpu::ConvAlgoList;
@@ -421,7 +422,7 @@ TEMPLATE_TEST_CASE("graph conv: plans rebuilt from cache records on another cont
 }
 
 TEMPLATE_TEST_CASE("graph conv: element-aligned pointers (batch-chunk offsets)",
-                   "[gpu][kernel][dnn][cudnn]", double, float) {
+                   "[gpu][kernel][dnn][cudnn]", double) {
   using T = TestType;
   dmlrt::gpu::GpuContext ctx(0);
   cudnnHandle_t h = ctx.cudnn();
@@ -457,7 +458,7 @@ TEMPLATE_TEST_CASE("graph conv: element-aligned pointers (batch-chunk offsets)",
 }
 
 TEMPLATE_TEST_CASE("graph conv: filters (workspace cap, deterministic) and a short workspace",
-                   "[gpu][kernel][dnn][cudnn]", double, float) {
+                   "[gpu][kernel][dnn][cudnn]", double) {
   using T = TestType;
   dmlrt::gpu::GpuContext ctx(0);
   cudnnHandle_t h = ctx.cudnn();
