@@ -1,18 +1,1 @@
-# Writes this case's inputs into in/ (fixed seed; values rounded so the files stay readable).
-import json, os, sys
-import numpy as np
-
-os.makedirs("in", exist_ok=True)
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-import case_inputs  # noqa: E402
-from case_inputs import normal, write_csv  # noqa: E402
-
-rng = case_inputs.rng = np.random.default_rng(501)
-
-
-write_csv("X.csv", normal(3, 2*3*4) * 2 + 1)
-write_csv("gamma.csv", normal(2, 1) + 1)
-write_csv("beta.csv", normal(2, 1))
-write_csv("ema_mean.csv", normal(2, 1) * 0.1)
-write_csv("ema_var.csv", np.abs(normal(2, 1)) + 0.5)
-write_csv("dout.csv", normal(3, 2*3*4))
+../dnn_batchnorm/make_inputs.py

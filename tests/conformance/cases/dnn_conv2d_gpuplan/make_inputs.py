@@ -1,18 +1,1 @@
-# Writes this case's inputs into in/ (fixed seed; values rounded so the files stay readable).
-import json, os, sys
-import numpy as np
-
-os.makedirs("in", exist_ok=True)
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-import case_inputs  # noqa: E402
-from case_inputs import normal, write_csv  # noqa: E402
-
-rng = case_inputs.rng = np.random.default_rng(503)
-
-
-write_csv("X.csv", normal(2, 3*7*6))
-write_csv("Xs.csv", normal(2, 3*7*6, 0.1))
-write_csv("W.csv", normal(4, 3*3*2))
-write_csv("b.csv", normal(4, 1))
-write_csv("W2.csv", normal(2, 3*3*3))
-write_csv("W3.csv", normal(5, 3))
+../dnn_conv2d/make_inputs.py

@@ -1,15 +1,1 @@
-# Writes this case's inputs into in/ (fixed seed; values rounded so the files stay readable).
-import json, os, sys
-import numpy as np
-
-os.makedirs("in", exist_ok=True)
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-import case_inputs  # noqa: E402
-from case_inputs import normal, write_csv  # noqa: E402
-
-rng = case_inputs.rng = np.random.default_rng(506)
-
-
-write_csv("X.csv", normal(2, 3*7*5))
-write_csv("dout.csv", normal(2, 3*4*2))
-write_csv("dout2.csv", normal(2, 3*4*3))
+../dnn_maxpool/make_inputs.py
