@@ -44,30 +44,13 @@ int64_t parse_positive_int(const std::string& key, const std::string& value, int
   return v;
 }
 
-// A positive byte count with an optional K/M/G/T suffix (powers of 1024; "B", "KB", "KiB" also).
+// A configuration value that must be a byte count (parse_byte_count_text).
 long long parse_byte_count(const std::string& key, const std::string& value) {
-  size_t i = 0;
-  while (i < value.size() && std::isdigit(static_cast<unsigned char>(value[i]))) ++i;
-  std::string suffix = value.substr(i);
-  std::transform(suffix.begin(), suffix.end(), suffix.begin(),
-                 [](unsigned char c) { return std::toupper(c); });
-  long long mult = 0;
-  if (suffix.empty() || suffix == "B")
-    mult = 1;
-  else if (suffix == "K" || suffix == "KB" || suffix == "KIB")
-    mult = 1LL << 10;
-  else if (suffix == "M" || suffix == "MB" || suffix == "MIB")
-    mult = 1LL << 20;
-  else if (suffix == "G" || suffix == "GB" || suffix == "GIB")
-    mult = 1LL << 30;
-  else if (suffix == "T" || suffix == "TB" || suffix == "TIB")
-    mult = 1LL << 40;
-  errno = 0;
-  const long long n = i == 0 || i > 18 ? 0 : std::strtoll(value.substr(0, i).c_str(), nullptr, 10);
-  DMLRT_REQUIRE(i > 0 && mult > 0 && errno == 0 && n > 0 && n <= (1LL << 62) / mult, ParseError,
-                key << ": expected a positive byte count such as 4096, 512M or 8G, got '" << value
-                    << "'");
-  return n * mult;
+  const long long n = parse_byte_count_text(value);
+  DMLRT_REQUIRE(
+      n > 0, ParseError,
+      key << ": expected a positive byte count such as 4096, 512M or 8G, got '" << value << "'");
+  return n;
 }
 
 // SystemDS accepts -1 (all devices), a device count or id N, a range a-b, or a list a,b,c.
@@ -334,6 +317,29 @@ class XmlReader {
 
 }  // namespace
 
+long long parse_byte_count_text(const std::string& text) {
+  size_t i = 0;
+  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
+  std::string suffix = text.substr(i);
+  std::transform(suffix.begin(), suffix.end(), suffix.begin(),
+                 [](unsigned char c) { return std::toupper(c); });
+  long long mult = 0;
+  if (suffix.empty() || suffix == "B")
+    mult = 1;
+  else if (suffix == "K" || suffix == "KB" || suffix == "KIB")
+    mult = 1LL << 10;
+  else if (suffix == "M" || suffix == "MB" || suffix == "MIB")
+    mult = 1LL << 20;
+  else if (suffix == "G" || suffix == "GB" || suffix == "GIB")
+    mult = 1LL << 30;
+  else if (suffix == "T" || suffix == "TB" || suffix == "TIB")
+    mult = 1LL << 40;
+  errno = 0;
+  const long long n = i == 0 || i > 18 ? 0 : std::strtoll(text.substr(0, i).c_str(), nullptr, 10);
+  if (i == 0 || mult == 0 || errno != 0 || n <= 0 || n > (1LL << 62) / mult) return -1;
+  return n * mult;
+}
+
 FloatPrecision parse_precision(const std::string& value, const std::string& what) {
   const std::string v = lower(value);
   if (v == "double") return FloatPrecision::kDouble;
@@ -382,8 +388,7 @@ bool apply_config_key(RuntimeConfig& config, const std::string& key, const std::
   } else if (key == "dmlrt.gpu.cudnn.graph") {
     config.cudnn_graph = parse_bool(key, value);
   } else if (key == "dmlrt.gpu.cudnn.cache.dir") {
-    DMLRT_REQUIRE(!value.empty(), ParseError,
-                  key << ": expected a directory name or none, got ''");
+    DMLRT_REQUIRE(!value.empty(), ParseError, key << ": expected a directory name or none, got ''");
     config.cudnn_cache_dir = value;
   } else if (key == "dmlrt.gpu.dnn.budget") {
     config.dnn_budget_bytes = parse_byte_count(key, value);

@@ -37,6 +37,10 @@ struct RuntimeConfig {
 FloatPrecision parse_precision(const std::string& value, const std::string& what);
 const char* precision_name(FloatPrecision p);
 
+// A positive byte count with an optional K/M/G/T suffix (powers of 1024; "B", "KB", "KiB" also):
+// "4096", "512M", "8G"; -1 when the text is not one (the caller names the key or option).
+long long parse_byte_count_text(const std::string& text);
+
 // Applies one key. Returns false for a key dmlrt does not act on (the caller reports it); throws
 // ParseError "<key>: <what is wrong>" for a bad value of a key it honours. A recoverable value
 // (sysds.gpu.availableGPUs, which SystemDS also falls back on) adds a warning instead.

