@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/fake_allocator.h"
 #include "common/fake_services.h"
 #include "gpu_context/error.h"
 #include "instructions/opcode_table.h"
@@ -37,31 +38,7 @@ using dmlrt::test::TestContext;
 constexpr size_t kKiB = 1024;
 void* const kStream = reinterpret_cast<void*>(0x10);
 
-// Distinct fake addresses; refuses beyond `capacity` bytes.
-class FakeAllocator final : public DeviceAllocator {
- public:
-  FakeAllocator(size_t capacity, std::map<void*, size_t>* live)
-      : capacity_(capacity), live_(live) {}
-  void* allocate(size_t bytes) override {
-    if (used_ + bytes > capacity_) return nullptr;
-    used_ += bytes;
-    void* p = reinterpret_cast<void*>(next_);
-    next_ += bytes + 4096;
-    (*live_)[p] = bytes;
-    return p;
-  }
-  void release(void* p) override {
-    used_ -= (*live_)[p];
-    live_->erase(p);
-  }
-  void zero(void*, size_t, void*) override {}
-
- private:
-  size_t capacity_;
-  size_t used_ = 0;
-  uintptr_t next_ = 0x100000;
-  std::map<void*, size_t>* live_;
-};
+using dmlrt::test::FakeAllocator;
 
 struct Fixture {
   std::map<void*, size_t> device;

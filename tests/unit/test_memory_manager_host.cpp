@@ -1,12 +1,12 @@
 // Host-only tests of the GPU memory manager's ladder (reuse, budget, eviction by policy, cache
-// release, out-of-memory table), driven by a fake device allocator and fake evictable matrices, plus
-// the -stats GPU block labels. No device needed: these run in every build.
+// release, out-of-memory table), driven by a fake device allocator and fake evictable matrices,
+// plus the -stats GPU block labels. No device needed: these run in every build.
 #include <catch2/catch.hpp>
-
 #include <map>
 #include <memory>
 #include <string>
 
+#include "common/fake_allocator.h"
 #include "gpu_context/error.h"
 #include "memory/gpu_stats.h"
 #include "memory/memory_manager.h"
@@ -16,8 +16,8 @@ namespace {
 using dmlrt::OutOfMemory;
 using dmlrt::mem::DeviceAllocation;
 using dmlrt::mem::DeviceAllocator;
-using dmlrt::mem::EvictionPolicy;
 using dmlrt::mem::Evictable;
+using dmlrt::mem::EvictionPolicy;
 using dmlrt::mem::GpuStats;
 using dmlrt::mem::MemoryManager;
 
@@ -25,31 +25,7 @@ constexpr size_t kKiB = 1024;
 void* const kStreamA = reinterpret_cast<void*>(0x10);
 void* const kStreamB = reinterpret_cast<void*>(0x20);
 
-// Hands out distinct fake addresses; refuses beyond `capacity` bytes (the "device").
-class FakeAllocator final : public DeviceAllocator {
- public:
-  explicit FakeAllocator(size_t capacity, std::map<void*, size_t>* live)
-      : capacity_(capacity), live_(live) {}
-  void* allocate(size_t bytes) override {
-    if (used_ + bytes > capacity_) return nullptr;
-    used_ += bytes;
-    void* p = reinterpret_cast<void*>(next_);
-    next_ += bytes + 4096;
-    (*live_)[p] = bytes;
-    return p;
-  }
-  void release(void* p) override {
-    used_ -= (*live_)[p];
-    live_->erase(p);
-  }
-  void zero(void*, size_t, void*) override {}
-
- private:
-  size_t capacity_;
-  size_t used_ = 0;
-  uintptr_t next_ = 0x100000;
-  std::map<void*, size_t>* live_;
-};
+using dmlrt::test::FakeAllocator;
 
 // A matrix-like owner of one allocation.
 class FakeMatrix final : public Evictable {
@@ -89,8 +65,8 @@ struct Fixture {
   std::unique_ptr<MemoryManager> mm;
   Fixture(size_t budget, EvictionPolicy policy = EvictionPolicy::kLru, size_t capacity = 1 << 30,
           bool eager = false) {
-    mm = std::make_unique<MemoryManager>(std::make_unique<FakeAllocator>(capacity, &device),
-                                         budget, policy, &stats, eager);
+    mm = std::make_unique<MemoryManager>(std::make_unique<FakeAllocator>(capacity, &device), budget,
+                                         policy, &stats, eager);
   }
 };
 
@@ -213,8 +189,7 @@ TEST_CASE("cached blocks are released when they stand in the way", "[memory]") {
   CHECK(f.device.size() == 1);
 }
 
-TEST_CASE("pinned matrices are never evicted; out of memory prints the memory table",
-          "[memory]") {
+TEST_CASE("pinned matrices are never evicted; out of memory prints the memory table", "[memory]") {
   Fixture f(8 * kKiB);
   FakeMatrix m(*f.mm, "_mVar7", 6 * kKiB, 1, true);
   m.pinned = true;
@@ -224,7 +199,8 @@ TEST_CASE("pinned matrices are never evicted; out of memory prints the memory ta
     (void)f.mm->allocate(4 * kKiB, "gpu_ba+* output", kStreamA);
   } catch (const OutOfMemory& e) {
     const std::string msg = e.what();
-    CHECK_THAT(msg, Catch::Contains("GPU out of memory: cannot allocate 4.0 KiB for gpu_ba+* output"));
+    CHECK_THAT(msg,
+               Catch::Contains("GPU out of memory: cannot allocate 4.0 KiB for gpu_ba+* output"));
     CHECK_THAT(msg, Catch::Contains("budget 8.0 KiB"));
     CHECK_THAT(msg, Catch::Contains("matrix _mVar7  size=6.0 KiB  pinned=yes  dirty=yes"));
     CHECK_THAT(msg, Catch::Contains("cusparseSpMM buffer  size=1.0 KiB"));
