@@ -76,8 +76,10 @@ using ConvAlgoList = std::vector<ConvAlgoChoice>;
 using ConvAlgoMap = std::map<std::string, ConvAlgoList>;
 
 // The bumped version invalidates every file written before a format change (2: engine choices
-// with knobs; lists of format 1 hold legacy algorithms only and would never be re-timed).
-constexpr int kConvAlgoCacheFormat = 2;
+// with knobs; lists of format 1 hold legacy algorithms only and would never be re-timed; 3: FP32
+// lists hold accuracy-checked choices only, Note [FP32 algorithm accuracy] in
+// instructions/dnn_conv_instructions.cpp, where lists of format 2 may hold inaccurate ones).
+constexpr int kConvAlgoCacheFormat = 3;
 
 // File text of `entries` for cuDNN `cudnn_version`, checksum included.
 std::string serialize_conv_algo_cache(const ConvAlgoMap& entries, int64_t cudnn_version);

@@ -38,6 +38,7 @@
 #include "instructions/instruction.h"
 #include "instructions/opcode_table.h"
 #include "memory/gpu_session.h"
+#include "sampling_profiler.h"
 
 namespace {
 
@@ -86,12 +87,13 @@ struct BenchOptions {
   double target_ms = 20.0;          // each timed loop runs at least this long
   double budget_s = 240.0;          // measurements starting later than this are skipped
   int overhead_n = 20000;           // instructions in the host-overhead loop
+  std::string profile;              // --profile PREFIX: sampled host stacks of the overhead loops
 };
 
 const char* kUsage =
     "usage: dmlrt_bench [OUT.json] [--sections conv,gemm,cell,overhead] [--dtypes fp64,fp32]\n"
     "                   [--conv-shapes NAME,...] [--reps N] [--warmup N] [--target-ms MS]\n"
-    "                   [--budget-s S] [--overhead-n N] [--quick]\n"
+    "                   [--budget-s S] [--overhead-n N] [--quick] [--profile PREFIX]\n"
     "Times dmlrt GPU instructions against cuDNN / cuBLAS / cuSPARSE and the copy bandwidth;\n"
     "writes one JSON record per measurement to OUT.json (default dmlrt_bench.json).\n"
     "Exits 77 when no CUDA device is usable.\n";
@@ -157,6 +159,8 @@ BenchOptions parse_options(int argc, char** argv) {
       o.budget_s = number(i);
     } else if (a == "--overhead-n") {
       o.overhead_n = static_cast<int>(number(i));
+    } else if (a == "--profile") {
+      o.profile = value(i);
     } else if (a == "--quick") {
       o.reps = 3;
       o.warmup = 1;
@@ -1291,6 +1295,19 @@ void bench_overhead_loop(Bench& b, Env& env) {
     r.extra["gpu_us_per_instruction"] = gpu_ms * 1e3 / executed;
     const double got = env.ec().matrix("A")->get(0, 0);
     const double want = a0 + 400 + executed;
+    if (!b.o.profile.empty()) {
+      // A separate, longer loop under the sampling profiler (it perturbs the timing above).
+      dmlrt_bench::SamplingProfiler prof;
+      prof.start();
+      for (int i = 0; i < 5 * n / 2; ++i) {
+        env.exec(*ab);
+        env.exec(*ba);
+      }
+      env.sync();
+      const std::string path = b.o.profile + ".instr_loop." + env.dtype_name() + ".txt";
+      r.extra["profile_samples"] = prof.stop(path);
+      r.extra["profile_file"] = path;
+    }
     r.extra["check"] = std::abs(got - want) <= 1e-6 * std::abs(want) + (env.fp64() ? 1e-9 : 1e-2)
                            ? "ok"
                            : "MISMATCH";
@@ -1353,6 +1370,13 @@ void bench_overhead_api(Bench& b, mem::DType dtype) {
     run(n_short);  // warm-up: the session, library handles, memory pools
     const double t_short = std::min(run(n_short), run(n_short));
     const double t_long = std::min(run(n_long), run(n_long));
+    if (!b.o.profile.empty()) {
+      dmlrt_bench::SamplingProfiler prof;
+      prof.start();
+      for (int k = 0; k < 5; ++k) run(n_long);
+      const std::string path = b.o.profile + ".api_loop." + r.dtype + ".txt";
+      r.extra["profile_samples"] = prof.stop(path);
+    }
     const double instrs = 10.0 * (n_long - n_short);
     r.dmlrt_ms = (t_long - t_short) * 1e3 / instrs;
     r.extra["us_per_instruction"] = (t_long - t_short) * 1e6 / instrs;
