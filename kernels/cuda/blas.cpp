@@ -77,6 +77,17 @@ void gemm_rm(void* hv, bool ta, bool tb, int64_t m, int64_t n, int64_t k, const 
 }
 
 template <typename T>
+void gemm_rm_ld(void* hv, bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a,
+                int64_t lda, const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
+  if (m == 0 || n == 0) return;
+  // C^T (n, m) = op(B)^T op(A)^T, column-major; a row stride is a column-major leading dimension.
+  DMLRT_CUBLAS_CHECK_CTX(
+      gemm(handle_of(hv), op_of(tb), op_of(ta), n, m, k, &alpha, b, ldb, a, lda, &beta, c, ldc),
+      "gemm m=" << m << " n=" << n << " k=" << k << " transA=" << ta << " transB=" << tb
+                << " lda=" << lda << " ldb=" << ldb << " ldc=" << ldc << " beta=" << beta);
+}
+
+template <typename T>
 void gemv_rm(void* hv, bool trans, int64_t rows, int64_t cols, const T* m, const T* x, T* y) {
   if (rows == 0 || cols == 0) return;
   const T one = 1, zero = 0;
@@ -143,6 +154,16 @@ void gemm_row_major(void* h, bool ta, bool tb, int64_t m, int64_t n, int64_t k, 
 void gemm_row_major(void* h, bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a,
                     const float* b, float* c) {
   gemm_rm(h, ta, tb, m, n, k, a, b, c);
+}
+void gemm_row_major(void* h, bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha,
+                    const double* a, int64_t lda, const double* b, int64_t ldb, double beta,
+                    double* c, int64_t ldc) {
+  gemm_rm_ld(h, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+void gemm_row_major(void* h, bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha,
+                    const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
+                    int64_t ldc) {
+  gemm_rm_ld(h, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 void gemv_row_major(void* h, bool trans, int64_t rows, int64_t cols, const double* m,
                     const double* x, double* y) {

@@ -19,6 +19,15 @@ void gemm_row_major(void* cublas, bool trans_a, bool trans_b, int64_t m, int64_t
                     const double* a, const double* b, double* c);
 void gemm_row_major(void* cublas, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
                     const float* a, const float* b, float* c);
+// The general form on views into larger row-major matrices (a column block, one time step):
+// C (m, n) = alpha op(A) op(B) + beta C, where lda, ldb and ldc are the stored column counts
+// (row strides) of A, B and C. With beta != 0, C is read (accumulation); with k == 0, C = beta C.
+void gemm_row_major(void* cublas, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
+                    double alpha, const double* a, int64_t lda, const double* b, int64_t ldb,
+                    double beta, double* c, int64_t ldc);
+void gemm_row_major(void* cublas, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
+                    float alpha, const float* a, int64_t lda, const float* b, int64_t ldb,
+                    float beta, float* c, int64_t ldc);
 
 // y = M x (trans false, y has rows entries) or y = M^T x (trans true, y has cols entries), with M
 // (rows, cols) row-major.
