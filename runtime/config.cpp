@@ -392,6 +392,8 @@ bool apply_config_key(RuntimeConfig& config, const std::string& key, const std::
     config.cudnn_cache_dir = value;
   } else if (key == "dmlrt.gpu.dnn.budget") {
     config.dnn_budget_bytes = parse_byte_count(key, value);
+  } else if (key == "dmlrt.rewrite.fuse_conv_relu") {
+    config.rewrite_fuse_conv_relu = parse_bool(key, value);
   } else {
     return false;
   }

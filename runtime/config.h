@@ -31,6 +31,8 @@ struct RuntimeConfig {
   bool cudnn_graph = true;           // dmlrt.gpu.cudnn.graph (graph-API engines for convolutions)
   std::string cudnn_cache_dir;       // dmlrt.gpu.cudnn.cache.dir
   long long dnn_budget_bytes = -1;   // dmlrt.gpu.dnn.budget (4096, 512M, 8G, ...)
+  // Plan rewrites (runtime/plan_rewrites.h): fuse conv2d_bias_add with a following ReLU.
+  bool rewrite_fuse_conv_relu = true;  // dmlrt.rewrite.fuse_conv_relu
 };
 
 // "double" | "single" (case-insensitive); throws ParseError naming `what` otherwise.

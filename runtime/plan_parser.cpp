@@ -12,6 +12,7 @@
 
 #include "gpu_context/error.h"
 #include "instructions/opcode_table.h"
+#include "runtime/plan_rewrites.h"
 
 namespace dmlrt::runtime {
 namespace {
@@ -489,7 +490,10 @@ class Parser {
     }
     for (const std::string& r : raws) {
       try {
-        out.push_back(inst::make_instruction(inst::InstructionText::parse(r, loc)));
+        inst::InstructionText t = inst::InstructionText::parse(r, loc);
+        // A fused line as -explain prints a rewritten plan (plan_rewrites.h).
+        inst::InstructionPtr fused = make_fused_instruction(t);
+        out.push_back(fused ? std::move(fused) : inst::make_instruction(std::move(t)));
       } catch (const Error& e) {
         const std::string prefix = location(l.number) + ":";
         if (starts_with(e.what(), prefix)) throw;

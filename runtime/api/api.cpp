@@ -21,6 +21,7 @@
 #include "runtime/gpu_setup.h"
 #include "runtime/interpreter.h"
 #include "runtime/plan_parser.h"
+#include "runtime/plan_rewrites.h"
 #include "runtime/stats.h"
 
 namespace dmlrt {
@@ -194,6 +195,7 @@ PreparedScript Connection::prepare_script(const std::string& plan_text,
   guarded([&] {
     const auto t0 = std::chrono::steady_clock::now();
     s->program = runtime::parse_plan(plan_text, "<script>", to_plan_args(args));
+    runtime::apply_plan_rewrites(s->program, impl_->config);
     s->parse_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   });
   return PreparedScript(std::move(s));
@@ -206,6 +208,7 @@ PreparedScript Connection::prepare_script_file(
   guarded([&] {
     const auto t0 = std::chrono::steady_clock::now();
     s->program = runtime::parse_plan_file(path, to_plan_args(args));
+    runtime::apply_plan_rewrites(s->program, impl_->config);
     s->parse_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   });
   return PreparedScript(std::move(s));

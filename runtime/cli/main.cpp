@@ -18,6 +18,7 @@
 #include "runtime/gpu_setup.h"
 #include "runtime/interpreter.h"
 #include "runtime/plan_parser.h"
+#include "runtime/plan_rewrites.h"
 #include "runtime/stats.h"
 
 namespace dmlrt::cli {
@@ -66,10 +67,10 @@ int run(const CliOptions& opts, const runtime::RuntimeConfig& config) {
   try {
     const auto t0 = Clock::now();
     // A .dml script is compiled by SystemDS first (see Note [DML capture cache]).
-    const runtime::Program program =
-        is_dml_script(opts.plan_file)
-            ? load_dml_program(opts.plan_file, opts.args, opts.config_file)
-            : runtime::parse_plan_file(opts.plan_file, opts.args);
+    runtime::Program program = is_dml_script(opts.plan_file)
+                                   ? load_dml_program(opts.plan_file, opts.args, opts.config_file)
+                                   : runtime::parse_plan_file(opts.plan_file, opts.args);
+    runtime::apply_plan_rewrites(program, config);
     const auto t1 = Clock::now();
     if (opts.explain) {
       runtime::print_explain(program, std::cout, opts.explain_raw);
