@@ -37,6 +37,7 @@
 #include "instructions/execution_context.h"
 #include "instructions/instruction.h"
 #include "instructions/opcode_table.h"
+#include "kernels/cuda/elementwise.h"
 #include "memory/gpu_session.h"
 #include "sampling_profiler.h"
 
@@ -1323,6 +1324,31 @@ void bench_overhead_loop(Bench& b, Env& env) {
     env.sync();
     r.anchor_ms = seconds_since(t) * 1e3 / n;
     r.extra["anchor_algo"] = "cudaMemsetAsync 8 bytes";
+    // The floor of an instruction that launches one kernel: the same cell-wise kernel launched
+    // bare, alternating between two 1-cell buffers as the loop does.
+    mem::DeviceAllocation q = env.gpu().scratch(8, "bench launch target");
+    const auto launch = [&](void* from, void* to) {
+      if (env.fp64())
+        kernels::cuda::launch_binary_matrix_scalar(kernels::cpu::BinaryOp::kPlus,
+                                                   static_cast<const double*>(from), 1.0, false,
+                                                   static_cast<double*>(to), 1, env.stream());
+      else
+        kernels::cuda::launch_binary_matrix_scalar(kernels::cpu::BinaryOp::kPlus,
+                                                   static_cast<const float*>(from), 1.0, false,
+                                                   static_cast<float*>(to), 1, env.stream());
+    };
+    for (int i = 0; i < 200; ++i) launch(p.data(), q.data());
+    env.sync();
+    const Clock::time_point tk = Clock::now();
+    for (int i = 0; i < n / 2; ++i) {
+      launch(p.data(), q.data());
+      launch(q.data(), p.data());
+    }
+    env.sync();
+    const double launch_us = seconds_since(tk) * 1e6 / (n / 2 * 2);
+    r.extra["bare_kernel_launch_us"] = launch_us;
+    if (r.extra.contains("us_per_instruction"))
+      r.extra["dmlrt_above_launch_us"] = r.extra["us_per_instruction"].get<double>() - launch_us;
   } catch (const std::exception& e) {
     r.extra["anchor_error"] = e.what();
   }

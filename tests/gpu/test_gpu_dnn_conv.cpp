@@ -651,8 +651,8 @@ TEST_CASE("gpu conv ops with cuDNN graph engines match the CPU on the benchmark 
 // some layers were FFT ones 1.4e-3 away from the exact result (lenet.conv2 backward filter at
 // batch 64 on the H200); the accuracy check must keep them out, with and without graph engines.
 // Norm-wise relative error of the GPU's FP32 result against the CPU's FP64 one on float inputs:
-// at most the check's 1e-5 plus the FP32 reference's own rounding.
-TEST_CASE("gpu FP32 conv picks only algorithms within 1e-5 norm-wise of the exact result",
+// at most the check's 1e-4 plus the FP32 reference's own rounding.
+TEST_CASE("gpu FP32 conv picks only algorithms within 1e-4 norm-wise of the exact result",
           "[gpu][dnn][cudnn][graph]") {
   const uint64_t seed = test::seed_from("gpu conv fp32 accuracy");
   CpuEnv cpu;
@@ -693,7 +693,7 @@ TEST_CASE("gpu FP32 conv picks only algorithms within 1e-5 norm-wise of the exac
         const double rel = std::sqrt(diff / std::max(norm, 1e-300));
         INFO(label(op.first, s, env == &graph ? "graph" : "legacy")
              << " norm-wise relative error " << rel);
-        CHECK(rel <= 2e-5);
+        CHECK(rel <= 1.2e-4);
       }
     }
   }
