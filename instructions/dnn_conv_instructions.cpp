@@ -25,6 +25,7 @@
 #include "instructions/dnn_sparse_conv.h"
 #include "kernels/cuda/dnn_conv.h"
 #include "kernels/cuda/dnn_conv_graph.h"
+#include "kernels/cuda/dnn_pool.h"
 #include "memory/gpu_session.h"
 #include "memory/row_fetcher.h"
 #endif
@@ -881,14 +882,28 @@ void Conv2d::bias_and_relu(mem::GpuSession& gpu, const cpu::ConvShape& sh,
   const int64_t kpq = sh.k * sh.p * sh.q;
   if ((bias == nullptr && !relu_) || sh.n == 0 || kpq == 0) return;
   const bool fp64 = gpu.dtype() == mem::DType::kFloat64;
+  if (bias != nullptr) {
+    // One epilogue pass over y (ours, int64-indexed: no chunks): cuDNN's fused forms need
+    // IMPLICIT_PRECOMP_GEMM for ReLU (cudnnConvolutionBiasActivationForward) or FP16/BF16 runtime
+    // fusion engines (graph API), while the timed choice is often another algorithm.
+    const auto run = [&](auto* values, const auto* b) {
+      if (relu_)
+        kc::launch_bias_add_relu(values, b, values, sh.n, kpq, sh.k, gpu.stream());
+      else
+        kc::launch_bias_add(values, b, values, sh.n, kpq, sh.k, gpu.stream());
+    };
+    if (fp64)
+      run(static_cast<double*>(y.values()), static_cast<const double*>(bias->values()));
+    else
+      run(static_cast<float*>(y.values()), static_cast<const float*>(bias->values()));
+    return;
+  }
   const int64_t e = static_cast<int64_t>(dtype_size(gpu.dtype()));
   const int64_t rows = std::max<int64_t>(1, (kMaxCudnnTensorElements - 1) / kpq);
   cudnnHandle_t h = gpu.context().cudnn();
   for (int64_t r0 = 0; r0 < sh.n; r0 += rows) {
     const int64_t m = std::min(rows, sh.n - r0);
-    void* yc = static_cast<char*>(y.values()) + r0 * kpq * e;
-    if (bias != nullptr) kc::add_bias(h, fp64, m, sh.k, sh.p, sh.q, bias->values(), yc);
-    if (relu_) kc::relu_inplace(h, fp64, m, sh.k, sh.p, sh.q, yc);
+    kc::relu_inplace(h, fp64, m, sh.k, sh.p, sh.q, static_cast<char*>(y.values()) + r0 * kpq * e);
   }
 }
 

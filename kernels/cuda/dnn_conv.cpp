@@ -229,16 +229,6 @@ UniqueTensorDesc tensor_4d(bool fp64, int64_t n, int64_t c, int64_t h, int64_t w
 
 }  // namespace
 
-void add_bias(cudnnHandle_t h, bool fp64, int64_t n, int64_t k, int64_t p, int64_t q,
-              const void* bias, void* y) {
-  const UniqueTensorDesc b = tensor_4d(fp64, 1, k, 1, 1);
-  const UniqueTensorDesc yd = tensor_4d(fp64, n, k, p, q);
-  const Scalars sc(1.0, 1.0);
-  DMLRT_CUDNN_CHECK_CTX(
-      cudnnAddTensor(h, sc.alpha(fp64), b.get(), bias, sc.beta(fp64), yd.get(), y),
-      "bias add " << n << "x" << k << "x" << p << "x" << q);
-}
-
 void relu_inplace(cudnnHandle_t h, bool fp64, int64_t n, int64_t k, int64_t p, int64_t q, void* y) {
   const UniqueTensorDesc yd = tensor_4d(fp64, n, k, p, q);
   cudnnActivationDescriptor_t a = nullptr;

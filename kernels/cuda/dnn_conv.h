@@ -1,10 +1,12 @@
 // Thin cuDNN wrappers for 2-D convolution (NCHW, cross-correlation as SystemDS computes it): typed
 // owners of the tensor, filter, convolution and activation descriptors of one batch chunk, the
 // timed search (cudnnFind*AlgorithmEx), the per-algorithm workspace query, and one run of a legacy
-// algorithm for each pass (forward, backward data, backward filter), plus the bias add and ReLU
-// of conv2d_bias_add. FP64 and FP32. The caller owns every buffer (workspaces come from the
-// memory manager) and the choice of algorithm (instructions/dnn_conv_instructions.cpp).
-// Failures throw CudnnError with the call and the shapes; nothing synchronises.
+// algorithm for each pass (forward, backward data, backward filter), plus the ReLU of the
+// sparse-filter path's fused conv2d_bias_add (the dense path's bias + ReLU epilogue is
+// launch_bias_add_relu, kernels/cuda/dnn_pool.h). FP64 and FP32. The caller owns every buffer
+// (workspaces come from the memory manager) and the choice of algorithm
+// (instructions/dnn_conv_instructions.cpp). Failures throw CudnnError with the call and the shapes;
+// nothing synchronises.
 #pragma once
 
 #include <cudnn.h>
@@ -98,10 +100,6 @@ gpu::ConvAlgoList find_algorithms(cudnnHandle_t h, gpu::ConvPass pass, const Con
 // batch chunks with beta 1). The caller set the descriptor's math type.
 void run_algorithm(cudnnHandle_t h, gpu::ConvPass pass, const ConvDescriptors& d, int algo,
                    const ConvTensors& t, void* workspace, size_t workspace_bytes, double beta);
-
-// y (n, k, p, q) += bias (1, k, 1, 1) broadcast over n, p, q (cudnnAddTensor). Dims >= 1.
-void add_bias(cudnnHandle_t h, bool fp64, int64_t n, int64_t k, int64_t p, int64_t q,
-              const void* bias, void* y);
 
 // y (n, k, p, q) = max(y, 0) in place (cudnnActivationForward, RELU, NaN propagated).
 void relu_inplace(cudnnHandle_t h, bool fp64, int64_t n, int64_t k, int64_t p, int64_t q, void* y);

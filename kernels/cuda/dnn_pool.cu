@@ -198,7 +198,10 @@ __global__ void relu_backward_kernel(const T* __restrict__ x, const T* __restric
     out[i] = x[i] > T(0) ? dout[i] : T(0);
 }
 
-template <typename T, bool kMultiply>
+enum class BiasMode { kAdd, kMultiply, kAddRelu };
+
+// kAddRelu: max(x + b, 0) as Java's Math.max (NaN stays NaN, -0 becomes 0).
+template <typename T, BiasMode kMode>
 __global__ void bias_kernel(const T* __restrict__ x, const T* __restrict__ bias,
                             T* __restrict__ out, int64_t rows, int64_t cols, int64_t pq) {
   const int64_t n = rows * cols;
@@ -207,8 +210,23 @@ __global__ void bias_kernel(const T* __restrict__ x, const T* __restrict__ bias,
   detail::RowColWalk w(start, stride, cols);
   for (int64_t i = start; i < n; i += stride, w.advance()) {
     const T b = bias[w.c / pq];
-    out[i] = kMultiply ? x[i] * b : x[i] + b;
+    if constexpr (kMode == BiasMode::kMultiply) {
+      out[i] = x[i] * b;
+    } else {
+      const T v = x[i] + b;
+      out[i] = kMode == BiasMode::kAddRelu && !(v > T(0)) && !isnan(v) ? T(0) : v;
+    }
   }
+}
+
+template <typename T, BiasMode kMode>
+void launch_bias(const T* x, const T* bias, T* out, int64_t rows, int64_t cols, int64_t k,
+                 void* stream, const char* what) {
+  if (rows * cols == 0) return;
+  bias_kernel<T, kMode>
+      <<<detail::grid_for(rows * cols), detail::kThreads, 0, detail::as_stream(stream)>>>(
+          x, bias, out, rows, cols, cols / k);
+  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), what << " " << rows << "x" << cols << " k=" << k);
 }
 
 // channel_sums pass 1: block (ch, part) sums its part of channel ch's rows*hw cells.
@@ -364,21 +382,19 @@ void launch_relu_backward(const T* x, const T* dout, T* out, int64_t n, void* st
 template <typename T>
 void launch_bias_add(const T* x, const T* bias, T* out, int64_t rows, int64_t cols, int64_t k,
                      void* stream) {
-  if (rows * cols == 0) return;
-  bias_kernel<T, false>
-      <<<detail::grid_for(rows * cols), detail::kThreads, 0, detail::as_stream(stream)>>>(
-          x, bias, out, rows, cols, cols / k);
-  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "bias_add " << rows << "x" << cols << " k=" << k);
+  launch_bias<T, BiasMode::kAdd>(x, bias, out, rows, cols, k, stream, "bias_add");
+}
+
+template <typename T>
+void launch_bias_add_relu(const T* x, const T* bias, T* out, int64_t rows, int64_t cols, int64_t k,
+                          void* stream) {
+  launch_bias<T, BiasMode::kAddRelu>(x, bias, out, rows, cols, k, stream, "bias_add_relu");
 }
 
 template <typename T>
 void launch_bias_multiply(const T* x, const T* bias, T* out, int64_t rows, int64_t cols, int64_t k,
                           void* stream) {
-  if (rows * cols == 0) return;
-  bias_kernel<T, true>
-      <<<detail::grid_for(rows * cols), detail::kThreads, 0, detail::as_stream(stream)>>>(
-          x, bias, out, rows, cols, cols / k);
-  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "bias_multiply " << rows << "x" << cols << " k=" << k);
+  launch_bias<T, BiasMode::kMultiply>(x, bias, out, rows, cols, k, stream, "bias_multiply");
 }
 
 size_t channel_sums_workspace_bytes(int64_t rows, int64_t c, int64_t hw) {
@@ -423,6 +439,7 @@ void launch_update_nesterov_x(const T* x, const T* v, const T* v_prev, double mu
   template void launch_avg_pool_backward<T>(const T*, T*, const cpu::PoolShape&, void*);           \
   template void launch_relu_backward<T>(const T*, const T*, T*, int64_t, void*);                   \
   template void launch_bias_add<T>(const T*, const T*, T*, int64_t, int64_t, int64_t, void*);      \
+  template void launch_bias_add_relu<T>(const T*, const T*, T*, int64_t, int64_t, int64_t, void*); \
   template void launch_bias_multiply<T>(const T*, const T*, T*, int64_t, int64_t, int64_t, void*); \
   template void launch_channel_sums<T>(const T*, T*, int64_t, int64_t, int64_t, void*, void*);     \
   template void launch_update_nesterov_x<T>(const T*, const T*, const T*, double, T*, int64_t,     \

@@ -45,6 +45,11 @@ void launch_relu_backward(const T* x, const T* dout, T* out, int64_t n, void* st
 template <typename T>
 void launch_bias_add(const T* x, const T* bias, T* out, int64_t rows, int64_t cols, int64_t k,
                      void* stream);
+// The same add, then max(out, 0) as Java's Math.max (NaN stays NaN): conv2d_bias_add's epilogue
+// under the fused ReLU, one pass over x.
+template <typename T>
+void launch_bias_add_relu(const T* x, const T* bias, T* out, int64_t rows, int64_t cols, int64_t k,
+                          void* stream);
 template <typename T>
 void launch_bias_multiply(const T* x, const T* bias, T* out, int64_t rows, int64_t cols, int64_t k,
                           void* stream);
