@@ -1,6 +1,6 @@
 // The conv + ReLU plan rewrite (runtime/plan_rewrites.h) on the device: the plan SystemDS --gpu
 // emits for R = max(conv2d_bias_add(X, b, W), 0), run through the interpreter fused
-// (GPU conv2d_bias_add_relu + cpvar, the ReLU applied by cuDNN in place) and unfused (GPU max) in
+// (GPU conv2d_bias_add_relu + cpvar, the ReLU in the conv's bias epilogue) and unfused (GPU max) in
 // one session, so both use the same cached cuDNN algorithm: same NaN cells, same values, no -0.0
 // (Java's Math.max(-0.0, 0) is +0.0); finite inputs also against the CPU backend. Dense and CSR
 // images, FP64 and FP32.
