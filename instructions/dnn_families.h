@@ -20,7 +20,8 @@ InstructionPtr make_dnn_pool(InstructionText text);
 InstructionPtr make_dnn_batchnorm(InstructionText text);
 // dnn_lstm_instructions.cpp: lstm lstm_backward
 InstructionPtr make_dnn_lstm(InstructionText text);
-// An instruction whose execution fails with "not supported on this backend yet" (issue #5).
+// An instruction whose execution fails with NotSupported: the sub-families' answer to an opcode
+// they do not build (unreachable through the opcode table).
 InstructionPtr make_unsupported_dnn(InstructionText text);
 
 }  // namespace dmlrt::inst

@@ -1,6 +1,6 @@
-// DNN opcodes: make_dnn dispatches to the sub-family files (dnn_families.h). The parser accepts
-// every DNN opcode (so plans that contain them load, and -explain shows them); one that is not
-// implemented yet fails at run time with a clear "not supported" error.
+// DNN opcodes: make_dnn dispatches to the sub-family files (dnn_families.h); every DNN opcode of
+// DESIGN.md §4 has a CPU and a GPU implementation there. An opcode the table routes here that no
+// sub-family builds (a table bug, not an input error) fails at run time with NotSupported.
 #include "gpu_context/error.h"
 #include "instructions/dnn_families.h"
 #include "instructions/families.h"
@@ -12,9 +12,8 @@ class UnsupportedDnnInstruction final : public Instruction {
  public:
   using Instruction::Instruction;
   void execute(ExecutionContext&) override {
-    // TODO(#5): batch norm and LSTM on the CPU; the whole family on the GPU.
-    throw NotSupported(opcode() +
-                       " is not supported on this backend yet (DNN ops arrive with issue #5)");
+    throw NotSupported(opcode() + " has no DNN implementation (the opcode table routes it to the " +
+                       "DNN family, which does not build it)");
   }
 };
 
@@ -30,9 +29,9 @@ InstructionPtr make_dnn(InstructionText text) {
       op == "conv2d_backward_data")
     return make_dnn_conv(std::move(text));
   if (op == "maxpooling" || op == "maxpooling_backward" || op == "avgpooling" ||
-      op == "avgpooling_backward" || op == "relu_maxpooling" ||
-      op == "relu_maxpooling_backward" || op == "relu_backward" || op == "bias_add" ||
-      op == "bias_multiply" || op == "channel_sums" || op == "update_nesterov_x")
+      op == "avgpooling_backward" || op == "relu_maxpooling" || op == "relu_maxpooling_backward" ||
+      op == "relu_backward" || op == "bias_add" || op == "bias_multiply" || op == "channel_sums" ||
+      op == "update_nesterov_x")
     return make_dnn_pool(std::move(text));
   if (op == "batch_norm2d" || op == "batch_norm2d_backward" || op == "batch_norm2d_test" ||
       op == "batch_norm2d_train")
