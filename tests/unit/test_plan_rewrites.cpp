@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "common/test_files.h"
 #include "common/test_paths.h"
 #include "dmlrt/dmlrt.h"
 #include "gpu_context/error.h"
@@ -34,6 +35,9 @@ using Catch::Matchers::Contains;
 using kernels::MatrixBlock;
 
 namespace {
+
+using dmlrt::test::read_all;
+using dmlrt::test::write_file;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -209,18 +213,6 @@ fs::path scratch_dir() {
       ("dmlrt_rewrite_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
   fs::create_directories(dir);
   return dir;
-}
-
-std::string read_all(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void write_file(const fs::path& p, const std::string& text) {
-  std::ofstream out(p, std::ios::binary);
-  out << text;
 }
 
 struct CliRun {
