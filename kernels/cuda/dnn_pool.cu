@@ -24,6 +24,7 @@
 // Sums accumulate in double for both element types (as the CPU does).
 #include <cmath>
 #include <string>
+#include <type_traits>
 
 #include "gpu_context/cuda_check.h"
 #include "gpu_context/error.h"
@@ -297,6 +298,16 @@ std::string shape_text(const cpu::PoolShape& sh) {
          "x" + std::to_string(sh.w) + " pool " + std::to_string(sh.r) + "x" + std::to_string(sh.s);
 }
 
+// Calls f(std::true_type) or f(std::false_type) for the runtime relu flag: the kernels take it
+// as a template argument.
+template <typename F>
+void with_relu(bool relu, F&& f) {
+  if (relu)
+    f(std::true_type{});
+  else
+    f(std::false_type{});
+}
+
 }  // namespace
 
 template <typename T>
@@ -305,10 +316,10 @@ void launch_max_pool(const T* x, T* out, const cpu::PoolShape& sh, bool relu, vo
   const int64_t total = g.n * g.c * g.p * g.q;
   if (total == 0) return;
   const int grid = detail::grid_for(total);
-  if (relu)
-    max_pool_kernel<T, true><<<grid, detail::kThreads, 0, detail::as_stream(stream)>>>(x, out, g);
-  else
-    max_pool_kernel<T, false><<<grid, detail::kThreads, 0, detail::as_stream(stream)>>>(x, out, g);
+  with_relu(relu, [&](auto r) {
+    max_pool_kernel<T, r.value>
+        <<<grid, detail::kThreads, 0, detail::as_stream(stream)>>>(x, out, g);
+  });
   DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "max pool " << shape_text(sh));
 }
 
@@ -341,20 +352,18 @@ void launch_max_pool_backward(const T* x, const T* dout, T* out, const cpu::Pool
                          "max pool backward " << shape_text(sh));
     if (windows == 0) return;
     const int grid = detail::grid_for(windows);
-    if (relu)
-      max_pool_backward_scatter_kernel<T, true><<<grid, detail::kThreads, 0, st>>>(x, dout, out, g);
-    else
-      max_pool_backward_scatter_kernel<T, false>
+    with_relu(relu, [&](auto r) {
+      max_pool_backward_scatter_kernel<T, r.value>
           <<<grid, detail::kThreads, 0, st>>>(x, dout, out, g);
+    });
     DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "max pool backward " << shape_text(sh));
     return;
   }
   auto* choice = static_cast<int32_t*>(workspace);
   const int grid = detail::grid_for(windows);
-  if (relu)
-    max_pool_argmax_kernel<T, true><<<grid, detail::kThreads, 0, st>>>(x, choice, g);
-  else
-    max_pool_argmax_kernel<T, false><<<grid, detail::kThreads, 0, st>>>(x, choice, g);
+  with_relu(relu, [&](auto r) {
+    max_pool_argmax_kernel<T, r.value><<<grid, detail::kThreads, 0, st>>>(x, choice, g);
+  });
   DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "max pool backward (argmax) " << shape_text(sh));
   max_pool_gather_kernel<T>
       <<<detail::grid_for(cells), detail::kThreads, 0, st>>>(choice, dout, out, g);
