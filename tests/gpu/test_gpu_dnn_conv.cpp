@@ -17,7 +17,6 @@
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "gpu_test_util.h"
@@ -59,6 +58,19 @@ std::string bwd_filter_fields(const Shape& s) {
   return m("X") + "°" + m("D") + scalars(s) + "°OUT";
 }
 std::string bwd_data_fields(const Shape& s) { return m("W") + "°" + m("D") + scalars(s) + "°OUT"; }
+
+struct ConvOpCase {
+  const char* opcode;
+  std::string fields;
+  int64_t reduction;  // terms summed per output cell
+};
+
+// conv2d (conv2d_bias_add with `bias`), conv2d_backward_filter and conv2d_backward_data of `s`.
+std::vector<ConvOpCase> three_passes(const Shape& s, bool bias = false) {
+  return {{bias ? "conv2d_bias_add" : "conv2d", bias ? bias_fields(s) : fwd_fields(s), s.crs()},
+          {"conv2d_backward_filter", bwd_filter_fields(s), s.n * s.p() * s.q()},
+          {"conv2d_backward_data", bwd_data_fields(s), s.k * s.r * s.s}};
+}
 
 std::string label(const char* op, const Shape& s, const std::string& formats = "") {
   std::ostringstream os;
@@ -105,10 +117,12 @@ const std::vector<mem::DType>& dtypes() {
   return d;
 }
 
-// Session options for these tests: the algorithm cache in memory only unless a test says so.
+// Session options for these tests: legacy cuDNN algorithms only (graph_options adds the
+// graph-API engines, dmlrt's default), the algorithm cache in memory only unless a test says so.
 mem::GpuSessionOptions conv_options(mem::DType dt) {
   mem::GpuSessionOptions o = GpuEnv::options(dt);
   o.cudnn_cache_dir = "none";
+  o.cudnn_graph = false;
   return o;
 }
 
@@ -274,15 +288,7 @@ TEST_CASE("gpu conv ops match the CPU on the ten benchmark layer shapes at batch
     cpu.bind("W", w);
     cpu.bind("D", d);
     cpu.bind("B", b);
-    struct Op {
-      const char* opcode;
-      std::string fields;
-      int64_t reduction;
-    };
-    const Op ops[] = {{"conv2d_bias_add", bias_fields(s), s.crs()},
-                      {"conv2d_backward_filter", bwd_filter_fields(s), s.n * s.p() * s.q()},
-                      {"conv2d_backward_data", bwd_data_fields(s), s.k * s.r * s.s}};
-    for (const Op& op : ops) {
+    for (const ConvOpCase& op : three_passes(s, true)) {
       cpu.run(std::string("CP°") + op.opcode + "°" + with_out(op.fields, "R·MATRIX·FP64"));
       const MatrixBlock ref = cpu.host("R");
       check_close(gpu_result(env64, op.opcode, op.fields, "G"), ref, mem::DType::kFloat64,
@@ -353,25 +359,29 @@ TEST_CASE("gpu conv ops split the batch under a small DNN budget and match CPU a
   }
 }
 
+// Each pass in a deterministic session (options `o` with cudnn_deterministic set) matches the
+// CPU and repeats bit for bit.
+void check_deterministic(const mem::GpuSessionOptions& o, uint64_t seed, mem::DType dt,
+                         const std::string& note) {
+  const Shape s = {"det", 8, 16, 12, 12, 16, 3, 3, 1, 1, 1, 1};
+  GpuEnv env(o);
+  bind_all(env, s, formats()[0], formats()[0], seed, dt);
+  for (const ConvOpCase& op : three_passes(s)) {
+    check_vs_cpu(env, dt, op.opcode, op.fields, label(op.opcode, s, note), 0);
+    const MatrixBlock a = gpu_result(env, op.opcode, op.fields, "A1");
+    const MatrixBlock b = gpu_result(env, op.opcode, op.fields, "A2");
+    INFO(op.opcode << " " << note << " " << prec_name(dt));
+    CHECK(a.equals(b, 0.0));
+  }
+}
+
 TEST_CASE("gpu conv ops in deterministic mode match the CPU and repeat bit for bit",
           "[gpu][dnn][cudnn]") {
   const uint64_t seed = test::seed_from("gpu conv deterministic");
-  const Shape s = {"det", 8, 16, 12, 12, 16, 3, 3, 1, 1, 1, 1};
   for (mem::DType dt : dtypes()) {
     mem::GpuSessionOptions o = conv_options(dt);
     o.cudnn_deterministic = true;
-    GpuEnv env(o);
-    bind_all(env, s, formats()[0], formats()[0], seed, dt);
-    for (const auto& [opcode, fields] : std::vector<std::pair<std::string, std::string>>{
-             {"conv2d", fwd_fields(s)},
-             {"conv2d_backward_filter", bwd_filter_fields(s)},
-             {"conv2d_backward_data", bwd_data_fields(s)}}) {
-      check_vs_cpu(env, dt, opcode, fields, label(opcode.c_str(), s, "deterministic"), 0);
-      const MatrixBlock a = gpu_result(env, opcode, fields, "A1");
-      const MatrixBlock b = gpu_result(env, opcode, fields, "A2");
-      INFO(opcode << " " << prec_name(dt));
-      CHECK(a.equals(b, 0.0));
-    }
+    check_deterministic(o, seed, dt, "deterministic");
   }
 }
 
@@ -385,15 +395,7 @@ TEST_CASE("gpu conv ops with TF32 allowed match the CPU within 1e-2 (scaled by t
   CpuEnv cpu;
   bind_all(env, s, formats()[0], formats()[0], seed, mem::DType::kFloat32);
   for (const char* n : {"X", "W", "D", "B"}) cpu.bind(n, env.host(n));
-  struct Op {
-    const char* opcode;
-    std::string fields;
-    int64_t reduction;
-  };
-  const Op ops[] = {{"conv2d", fwd_fields(s), s.crs()},
-                    {"conv2d_backward_filter", bwd_filter_fields(s), s.n * s.p() * s.q()},
-                    {"conv2d_backward_data", bwd_data_fields(s), s.k * s.r * s.s}};
-  for (const Op& op : ops) {
+  for (const ConvOpCase& op : three_passes(s)) {
     cpu.run(std::string("CP°") + op.opcode + "°" + with_out(op.fields, "R·MATRIX·FP64"));
     // TF32 keeps 10 mantissa bits: 1e-2 per sqrt(16) products summed.
     const double tol = 1e-2 * std::max(1.0, std::sqrt(op.reduction / 16.0));
@@ -628,15 +630,7 @@ TEST_CASE("gpu conv ops with cuDNN graph engines match the CPU on the benchmark 
     cpu.bind("X", x);
     cpu.bind("W", w);
     cpu.bind("D", d);
-    struct Op {
-      const char* opcode;
-      std::string fields;
-      int64_t reduction;
-    };
-    const Op ops[] = {{"conv2d", fwd_fields(s), s.crs()},
-                      {"conv2d_backward_filter", bwd_filter_fields(s), s.n * s.p() * s.q()},
-                      {"conv2d_backward_data", bwd_data_fields(s), s.k * s.r * s.s}};
-    for (const Op& op : ops) {
+    for (const ConvOpCase& op : three_passes(s)) {
       cpu.run(std::string("CP°") + op.opcode + "°" + with_out(op.fields, "R·MATRIX·FP64"));
       const MatrixBlock ref = cpu.host("R");
       check_close(gpu_result(env64, op.opcode, op.fields, "G"), ref, mem::DType::kFloat64,
@@ -660,9 +654,7 @@ TEST_CASE("gpu FP32 conv picks only algorithms within 1e-4 norm-wise of the exac
   const Shape shapes[] = {{"lenet.conv1@64", 64, 1, 28, 28, 32, 5, 5, 1, 1, 2, 2},
                           {"lenet.conv2@64", 64, 32, 14, 14, 64, 5, 5, 1, 1, 2, 2},
                           {"r50.s4.3x3@4", 4, 256, 14, 14, 256, 3, 3, 1, 1, 1, 1}};
-  mem::GpuSessionOptions legacy_only = conv_options(mem::DType::kFloat32);
-  legacy_only.cudnn_graph = false;
-  GpuEnv legacy(legacy_only);
+  GpuEnv legacy(conv_options(mem::DType::kFloat32));
   GpuEnv graph(graph_options(mem::DType::kFloat32));
   for (const Shape& s : shapes) {
     const MatrixBlock x = input(s.n, s.chw(), dense, seed + 1, mem::DType::kFloat32);
@@ -674,16 +666,12 @@ TEST_CASE("gpu FP32 conv picks only algorithms within 1e-4 norm-wise of the exac
       graph.bind(name, v);
       cpu.bind(name, v);
     }
-    const std::pair<const char*, std::string> ops[] = {
-        {"conv2d", fwd_fields(s)},
-        {"conv2d_backward_filter", bwd_filter_fields(s)},
-        {"conv2d_backward_data", bwd_data_fields(s)}};
-    for (const auto& op : ops) {
-      cpu.run(std::string("CP°") + op.first + "°" + with_out(op.second, "R·MATRIX·FP64"));
+    for (const ConvOpCase& op : three_passes(s)) {
+      cpu.run(std::string("CP°") + op.opcode + "°" + with_out(op.fields, "R·MATRIX·FP64"));
       const std::vector<double> ref = cpu.host("R").to_dense().dense_values();
       for (GpuEnv* env : {&legacy, &graph}) {
         const std::vector<double> got =
-            gpu_result(*env, op.first, op.second, "G").to_dense().dense_values();
+            gpu_result(*env, op.opcode, op.fields, "G").to_dense().dense_values();
         REQUIRE(got.size() == ref.size());
         double diff = 0, norm = 0;
         for (size_t i = 0; i < ref.size(); ++i) {
@@ -691,7 +679,7 @@ TEST_CASE("gpu FP32 conv picks only algorithms within 1e-4 norm-wise of the exac
           norm += ref[i] * ref[i];
         }
         const double rel = std::sqrt(diff / std::max(norm, 1e-300));
-        INFO(label(op.first, s, env == &graph ? "graph" : "legacy")
+        INFO(label(op.opcode, s, env == &graph ? "graph" : "legacy")
              << " norm-wise relative error " << rel);
         CHECK(rel <= 1.2e-4);
       }
@@ -705,15 +693,10 @@ TEST_CASE("gpu conv with cuDNN graph engines: engines are cached, rebuilt from t
   // A 1x1 layer: the FP64 engines beat every legacy algorithm there on the H200.
   const Shape s = {"graph-cache", 8, 64, 14, 14, 128, 1, 1, 1, 1, 0, 0};
   TempDir dir("graph_cache");
-  for (mem::DType dt : {mem::DType::kFloat64}) {  // engines are FP64-only (use_graph_engines)
+  for (mem::DType dt : {mem::DType::kFloat64}) {  // FP64: where engines win every pass (H200)
     mem::GpuSessionOptions o = graph_options(dt);
     o.cudnn_cache_dir = dir.path.string();
-    const struct {
-      const char* opcode;
-      std::string fields;
-    } ops[] = {{"conv2d", fwd_fields(s)},
-               {"conv2d_backward_filter", bwd_filter_fields(s)},
-               {"conv2d_backward_data", bwd_data_fields(s)}};
+    const std::vector<ConvOpCase> ops = three_passes(s);
     {
       GpuEnv env(o);
       bind_all(env, s, formats()[0], formats()[0], seed, dt);
@@ -761,21 +744,9 @@ TEST_CASE("gpu conv with cuDNN graph engines: engines are cached, rebuilt from t
 TEST_CASE("gpu conv with cuDNN graph engines in deterministic mode repeats bit for bit",
           "[gpu][dnn][cudnn][graph]") {
   const uint64_t seed = test::seed_from("gpu conv graph deterministic");
-  const Shape s = {"det", 8, 16, 12, 12, 16, 3, 3, 1, 1, 1, 1};
   for (mem::DType dt : dtypes()) {
     mem::GpuSessionOptions o = graph_options(dt);
     o.cudnn_deterministic = true;
-    GpuEnv env(o);
-    bind_all(env, s, formats()[0], formats()[0], seed, dt);
-    for (const auto& [opcode, fields] : std::vector<std::pair<std::string, std::string>>{
-             {"conv2d", fwd_fields(s)},
-             {"conv2d_backward_filter", bwd_filter_fields(s)},
-             {"conv2d_backward_data", bwd_data_fields(s)}}) {
-      check_vs_cpu(env, dt, opcode, fields, label(opcode.c_str(), s, "graph deterministic"), 0);
-      const MatrixBlock a = gpu_result(env, opcode, fields, "A1");
-      const MatrixBlock b = gpu_result(env, opcode, fields, "A2");
-      INFO(opcode << " " << prec_name(dt));
-      CHECK(a.equals(b, 0.0));
-    }
+    check_deterministic(o, seed, dt, "graph deterministic");
   }
 }
