@@ -1,9 +1,8 @@
 // Device tests of the cuDNN graph-API convolution wrapper (kernels/cuda/dnn_conv_graph.h) against
 // the CPU references kernels::cpu::conv2d / conv2d_backward_data / conv2d_backward_filter: every
 // engine configuration the heuristics propose (not only the fastest) for each pass, FP64 (1e-9)
-// (FP64 only: dmlrt uses graph engines for FP64 convolutions, see use_graph_engines in
-// instructions/dnn_conv_instructions.cpp) and FP32 (1e-4 relative, scaled by the reduction length;
-// no TF32 engine unless allowed), on small shapes with stride 2, padding, non-square images and
+// and FP32 (1e-4 relative, scaled by the reduction length; no TF32 engine unless allowed; the
+// instruction's own accuracy check is tested in test_gpu_dnn_conv.cpp), on small shapes with stride 2, padding, non-square images and
 // filters, 1x1 filters, C = 1, N = 1; the timing (sorted, workspace within what was given); beta =
 // 1 accumulation; pointers that are only element-aligned (batch-chunk offsets); the rebuild of
 // plans from cache records (through the cache file's text, on a second context) and the plan memo;

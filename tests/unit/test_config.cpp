@@ -198,7 +198,7 @@ TEST_CASE("config: the dmlrt cuDNN and DNN budget keys", "[config][dnn]") {
   const RuntimeConfig d;
   CHECK_FALSE(d.cudnn_deterministic);
   CHECK_FALSE(d.allow_tf32);
-  CHECK(d.cudnn_graph);  // graph engines join the timed candidates (FP64) unless switched off
+  CHECK(d.cudnn_graph);  // graph engines join the timed candidates unless switched off
   CHECK(d.cudnn_cache_dir.empty());
   CHECK(d.dnn_budget_bytes == -1);
 
