@@ -1,7 +1,8 @@
 // dmlrt_bench: times dmlrt's GPU instructions against the libraries underneath, called directly on
 // the same device buffers: conv forward / backward-data / backward-filter against the fastest
 // legacy cuDNN algorithm, GEMM / GEMV / tsmm / SpMV / SpMM against cuBLAS / cuSPARSE, cell-wise ops
-// and reductions against the device-to-device copy bandwidth, and the host cost per instruction.
+// and reductions against the device-to-device copy bandwidth, the host cost per instruction, and
+// the sparse-filter conv2d path against the dense one (calibrating its cost model).
 // One JSON record per measurement; scripts/bench/README.md says what is measured and how.
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
@@ -18,6 +19,7 @@
 #include <functional>
 #include <iomanip>
 #include <iostream>
+#include <iterator>
 #include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -25,6 +27,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dmlrt/api.h"
@@ -34,6 +37,8 @@
 #include "gpu_context/error.h"
 #include "gpu_context/gpu_context.h"
 #include "gpu_context/library_check.h"
+#include "instructions/dnn_gpu_common.h"
+#include "instructions/dnn_sparse_conv.h"
 #include "instructions/execution_context.h"
 #include "instructions/instruction.h"
 #include "instructions/opcode_table.h"
@@ -80,7 +85,7 @@ const std::vector<ConvCase> kConvCases = {
 
 struct BenchOptions {
   std::string out = "dmlrt_bench.json";
-  std::set<std::string> sections = {"conv", "gemm", "cell", "overhead"};
+  std::set<std::string> sections = {"conv", "gemm", "cell", "overhead", "spconv"};
   std::vector<mem::DType> dtypes = {mem::DType::kFloat64, mem::DType::kFloat32};
   std::set<std::string> conv_only;  // conv shape names to run (empty = all ten)
   int reps = 5;                     // timed loops per measurement; the median is reported
@@ -92,7 +97,8 @@ struct BenchOptions {
 };
 
 const char* kUsage =
-    "usage: dmlrt_bench [OUT.json] [--sections conv,gemm,cell,overhead] [--dtypes fp64,fp32]\n"
+    "usage: dmlrt_bench [OUT.json] [--sections conv,gemm,cell,overhead,spconv]\n"
+    "                   [--dtypes fp64,fp32]\n"
     "                   [--conv-shapes NAME,...] [--reps N] [--warmup N] [--target-ms MS]\n"
     "                   [--budget-s S] [--overhead-n N] [--quick] [--profile PREFIX]\n"
     "Times dmlrt GPU instructions against cuDNN / cuBLAS / cuSPARSE and the copy bandwidth;\n"
@@ -128,9 +134,9 @@ BenchOptions parse_options(int argc, char** argv) {
     if (a == "--sections") {
       o.sections.clear();
       for (const std::string& s : split_list(value(i))) {
-        if (s != "conv" && s != "gemm" && s != "cell" && s != "overhead")
+        if (s != "conv" && s != "gemm" && s != "cell" && s != "overhead" && s != "spconv")
           throw std::invalid_argument("unknown section '" + s +
-                                      "' (expected conv, gemm, cell, overhead)");
+                                      "' (expected conv, gemm, cell, overhead, spconv)");
         o.sections.insert(s);
       }
     } else if (a == "--dtypes") {
@@ -1415,6 +1421,391 @@ void bench_overhead_api(Bench& b, mem::DType dtype) {
   b.results.add(std::move(r));
 }
 
+// ---- (e) the sparse-filter conv2d path against the dense one (cost-model calibration) ----------
+
+// Shapes bracketing the models' layers at batch sizes where a sparse filter is plausible (names
+// as in kConvCases, the batch in the record name), cheapest first so the time budget skips the
+// costliest. Filter densities from ultra-sparse to past every break-even point.
+const std::vector<ConvCase> kSpconvCases = {
+    {"lenet.conv2", 64, 32, 14, 14, 64, 5, 5, 1, 2},
+    {"r50.s2_1x1", 8, 64, 56, 56, 256, 1, 1, 1, 0},
+    {"r50.s2_3x3", 8, 64, 56, 56, 64, 3, 3, 1, 1},
+    {"r50.s4_3x3", 16, 256, 14, 14, 256, 3, 3, 1, 1},
+    {"vgg.conv4_2", 4, 512, 28, 28, 512, 3, 3, 1, 1},
+};
+constexpr double kSpconvDensities[] = {0.001, 0.01, 0.03, 0.1, 0.3};
+// The whole section's time (all precisions together); --budget-s can only shorten it.
+constexpr double kSpconvBudgetS = 30.0;
+
+kernels::cpu::ConvShape conv_shape_of(const ConvCase& cs) {
+  kernels::cpu::ConvShape sh;
+  sh.n = cs.n, sh.c = cs.c, sh.h = cs.h, sh.w = cs.w, sh.k = cs.k, sh.r = cs.r, sh.s = cs.s;
+  sh.stride_h = sh.stride_w = cs.stride;
+  sh.pad_h = sh.pad_w = cs.pad;
+  sh.derive_output_size();
+  return sh;
+}
+
+// A (k, crs) filter with round(density * k * crs) nonzeros (at least one) at distinct random
+// positions, values uniform in [-1, 1] (never 0): as CSR and as the same values in a dense block.
+std::pair<MatrixBlock, MatrixBlock> random_filter(int64_t k, int64_t crs, double density,
+                                                  uint64_t seed) {
+  const int64_t cells = k * crs;
+  const int64_t nnz =
+      std::clamp<int64_t>(std::llround(density * static_cast<double>(cells)), 1, cells);
+  std::mt19937_64 rng(seed);
+  // Rejection sampling of the positions (or of the zeros, past half full).
+  const bool complement = nnz > cells / 2;
+  std::vector<char> hit(cells, complement ? 1 : 0);
+  std::uniform_int_distribution<int64_t> pos(0, cells - 1);
+  for (int64_t flipped = 0; flipped < (complement ? cells - nnz : nnz);) {
+    char& h = hit[pos(rng)];
+    if (h == (complement ? 1 : 0)) {
+      h = complement ? 0 : 1;
+      ++flipped;
+    }
+  }
+  std::uniform_real_distribution<double> val(-1.0, 1.0);
+  std::vector<double> dense(cells, 0.0), values;
+  std::vector<int64_t> row_ptr(k + 1, 0);
+  std::vector<int32_t> col_idx;
+  values.reserve(nnz);
+  col_idx.reserve(nnz);
+  for (int64_t i = 0; i < k; ++i) {
+    for (int64_t j = 0; j < crs; ++j) {
+      if (!hit[i * crs + j]) continue;
+      double v = val(rng);
+      if (v == 0.0) v = 0.5;
+      dense[i * crs + j] = v;
+      col_idx.push_back(static_cast<int32_t>(j));
+      values.push_back(v);
+    }
+    row_ptr[i + 1] = static_cast<int64_t>(col_idx.size());
+  }
+  return {MatrixBlock::csr(k, crs, std::move(row_ptr), std::move(col_idx), std::move(values)),
+          MatrixBlock::dense(k, crs, std::move(dense))};
+}
+
+std::string ms_text(double ms) {
+  std::ostringstream os;
+  os << std::setprecision(3) << ms << " ms";
+  return os.str();
+}
+
+// One measured (shape, density) of a precision: the fit's input.
+struct SpconvPoint {
+  std::string name;
+  kernels::cpu::ConvShape sh;
+  int64_t nnz = 0;
+  double sparse_ms = kNaN, dense_ms = kNaN;
+  bool current_picks_sparse = false;
+};
+
+// The sparse path (inst::sparse_filter_conv2d on a CSR device filter, no bias, the budget the
+// conv2d instruction would give it) against the dense path (the same filter densified on the
+// device, as the instruction's dense view does, plus the conv2d instruction on the dense filter,
+// its autotuning done by the untimed first call), for every density; one record each, the
+// current cost model's decision included.
+void bench_spconv_case(Bench& b, Env& env, Timer& timer, const ConvCase& cs, uint64_t seed,
+                       std::vector<SpconvPoint>& points) {
+  const kernels::cpu::ConvShape sh = conv_shape_of(cs);
+  const int64_t chw = sh.c * sh.h * sh.w, crs = sh.c * sh.r * sh.s, kpq = sh.k * sh.p * sh.q;
+  const std::string scalars = lit(cs.stride) + "°" + lit(cs.stride) + "°" + lit(cs.pad) + "°" +
+                              lit(cs.pad) + "°" + lit(cs.n) + "°" + lit(cs.c) + "°" + lit(cs.h) +
+                              "°" + lit(cs.w) + "°" + lit(cs.k) + "°" + lit(cs.c) + "°" +
+                              lit(cs.r) + "°" + lit(cs.s);
+  const std::string dense_line =
+      "GPU°conv2d°" + mat("X") + "°" + mat("WD") + "°" + scalars + "°" + mat("OUT") + "°1°0";
+  const json shape = {{"N", cs.n}, {"C", cs.c}, {"H", cs.h},           {"W", cs.w},    {"K", cs.k},
+                      {"R", cs.r}, {"S", cs.s}, {"stride", cs.stride}, {"pad", cs.pad}};
+  const std::string base = std::string(cs.name) + ".b" + std::to_string(cs.n);
+  std::string setup_error;
+  std::unique_ptr<mem::DeviceMatrix> out;  // (N, KPQ) dense: the sparse path's output
+  try {
+    env.rand("X", cs.n, chw, static_cast<int64_t>(seed));
+    out = std::make_unique<mem::DeviceMatrix>(
+        mem::DeviceMatrix::dense(env.gpu().memory(), sh.n, kpq, env.dtype(), env.gpu().stream(),
+                                 "bench sparse-filter conv2d output"));
+  } catch (const std::exception& e) {
+    setup_error = e.what();
+  }
+  for (size_t di = 0; di < std::size(kSpconvDensities); ++di) {
+    const double density = kSpconvDensities[di];
+    std::ostringstream dname;
+    dname << density;
+    Record r{"spconv", base + ".d" + dname.str(), env.dtype_name()};
+    r.extra["shape"] = shape;
+    r.extra["density"] = density;
+    if (b.over_budget()) {
+      r.extra["dmlrt_error"] = r.extra["anchor_error"] = "skipped: time budget spent";
+      b.results.add(std::move(r));
+      continue;
+    }
+    if (!setup_error.empty()) {
+      r.extra["dmlrt_error"] = r.extra["anchor_error"] = "setup: " + setup_error;
+      b.results.add(std::move(r));
+      continue;
+    }
+    SpconvPoint pt{r.name, sh};
+    try {
+      auto [w_csr, w_dense] = random_filter(sh.k, crs, density, seed + 1 + di);
+      pt.nnz = w_csr.nnz();
+      env.bind("WS", std::move(w_csr));
+      env.bind("WD", std::move(w_dense));
+      const mem::DeviceMatrix& x = env.device("X");
+      const mem::DeviceMatrix& ws = env.device("WS");
+      DMLRT_REQUIRE(ws.is_sparse() && !env.device("WD").is_sparse(), RuntimeError,
+                    "dmlrt_bench: expected a CSR and a dense device filter, got "
+                        << ws.describe() << " and " << env.device("WD").describe());
+      const int64_t budget = inst::dnn_intermediate_budget(env.gpu());
+      const double sparse_cost = inst::sparse_filter_conv2d_sparse_cost(pt.nnz, sh);
+      const double dense_cost = inst::sparse_filter_conv2d_dense_cost(sh);
+      pt.current_picks_sparse = inst::sparse_filter_conv2d_cheaper(pt.nnz, sh);
+      r.extra["nnz"] = pt.nnz;
+      r.extra["model_sparse_cost"] = sparse_cost;
+      r.extra["model_dense_cost"] = dense_cost;
+      r.extra["model_cost_ratio"] = sparse_cost / dense_cost;
+      r.extra["model_picks"] = pt.current_picks_sparse ? "sparse" : "dense";
+      // What the conv2d instruction would do with the CSR filter (the model and the budget).
+      r.extra["instruction_takes_sparse_path"] =
+          inst::sparse_filter_conv2d_applies(env.gpu(), ws, sh, budget);
+      r.extra["chunk_images"] =
+          inst::sparse_filter_conv2d_chunk_rows(sh, static_cast<int64_t>(env.elem()), budget);
+      // (a) the sparse-filter path.
+      try {
+        const auto sparse = [&] {
+          inst::sparse_filter_conv2d(env.gpu(), x, ws, nullptr, sh, budget, *out);
+        };
+        const Clock::time_point t = Clock::now();
+        sparse();
+        env.sync();
+        r.extra["first_call_ms"] = seconds_since(t) * 1e3;
+        const Timed tm = timer.time(sparse, 1);
+        r.dmlrt_ms = pt.sparse_ms = tm.median_ms;
+        r.extra["sparse_ms"] = tm.median_ms;
+        r.extra["dmlrt_timing"] = timed_json(tm);
+      } catch (const std::exception& e) {
+        r.extra["dmlrt_error"] = e.what();
+      }
+      // (b) the dense path: densify the CSR filter + conv2d on the dense filter.
+      Record d{"spconv", r.name, r.dtype};
+      const bool have_dense = time_dmlrt(env, timer, dense_line, d);
+      if (have_dense) {
+        const Timed td = timer.time(
+            [&] { mem::DeviceMatrix t = env.gpu().to_dense(ws, "bench densified filter"); }, 1);
+        r.anchor_ms = pt.dense_ms = d.dmlrt_ms + td.median_ms;
+        r.extra["dense_ms"] = r.anchor_ms;
+        r.extra["dense_conv_ms"] = d.dmlrt_ms;
+        r.extra["densify_ms"] = td.median_ms;
+        r.extra["dense_first_call_ms"] = d.extra["first_call_ms"];
+        r.extra["anchor_timing"] = d.extra["dmlrt_timing"];
+        r.extra["anchor_algo"] = "densify + GPU conv2d (dense filter)";
+      } else {
+        r.extra["anchor_error"] = d.extra.value("dmlrt_error", std::string("dense path not run"));
+      }
+      // The two paths' outputs agree (the sparse one is overwritten with the difference).
+      if (have_dense && std::isfinite(r.dmlrt_ms)) {
+        std::string why;
+        const void* got = env.dense_output("OUT", &why);
+        if (got == nullptr) {
+          r.extra["check"] = "skipped: " + why;
+        } else {
+          const double e = env.rel_err(got, out->values(), sh.n * kpq);
+          r.extra["rel_err"] = e;
+          r.extra["check"] = e <= env.err_bound() ? "ok" : "MISMATCH";
+        }
+      }
+    } catch (const std::exception& e) {
+      if (!r.extra.contains("dmlrt_error")) r.extra["dmlrt_error"] = e.what();
+      if (!r.extra.contains("anchor_error")) r.extra["anchor_error"] = e.what();
+    }
+    if (std::isfinite(pt.sparse_ms) && std::isfinite(pt.dense_ms)) {
+      const bool sparse_faster = pt.sparse_ms < pt.dense_ms;
+      const bool right = sparse_faster == pt.current_picks_sparse;
+      r.extra["ratio_sparse_dense"] = pt.sparse_ms / pt.dense_ms;
+      r.extra["faster"] = sparse_faster ? "sparse" : "dense";
+      r.extra["model_right"] = right;
+      r.extra["note"] = "sparse " + ms_text(pt.sparse_ms) + " vs dense " + ms_text(pt.dense_ms) +
+                        ", model picks " + (pt.current_picks_sparse ? "sparse" : "dense") + ": " +
+                        (right ? "right" : "wrong");
+      if (r.extra.value("check", std::string()) == "MISMATCH")
+        r.extra["note"] = "sparse and dense outputs differ (rel err " +
+                          std::to_string(r.extra["rel_err"].get<double>()) + ")";
+      else
+        points.push_back(pt);
+    }
+    env.drop({"OUT", "WS", "WD"});
+    b.results.add(std::move(r));
+  }
+  out.reset();
+  env.drop({"X"});
+}
+
+// Note [Fitting the sparse-filter cost model]
+// The model (Note [Sparse-filter conv2d cost model], instructions/dnn_sparse_conv.cpp) costs both
+// paths in MACs of the dense convolution, with s = kSpmmCost and m = kMoveCost:
+//   dense = KCRS*NPQ + m*KCRS,   sparse = s*nnz*NPQ + m*(CRS + 3K)*NPQ.
+// If the dense path ran at a fixed time per MAC, the measured rho = t_sparse / t_dense would be
+// sparse / dense. Divided through by KCRS*NPQ, with d = nnz / KCRS and u = (CRS + 3K) / KCRS:
+//   rho * (1 + m/NPQ) = s*d + m*u   <=>   rho = s*d + m*(u - rho/NPQ),
+// linear in (s, m). The fit minimises the relative residuals sum_i ((s*x1_i + m*x2_i) / rho_i -
+// 1)^2 with x1 = d, x2 = u - rho/NPQ (relative, since rho spans orders of magnitude and the
+// decision is rho < 1) through the 2x2 normal equations. When that optimum has a negative constant,
+// the better of the two one-constant fits (the other at 0) is taken: the optimum under s, m >= 0.
+// The dense path's time per MAC differs between shapes (cuDNN's algorithm) and the sparse path has
+// fixed launch costs; the model has neither, so the fit averages over them, and its decisions are
+// scored against the measured faster path (points where the paths' outputs differ are left out).
+struct SpconvFit {
+  double spmm = kNaN, move = kNaN, rms_rel = kNaN;
+};
+
+SpconvFit fit_spconv(const std::vector<SpconvPoint>& pts) {
+  // Rows of the weighted problem: a_i = x1_i / rho_i, c_i = x2_i / rho_i, target 1.
+  std::vector<std::pair<double, double>> rows;
+  for (const SpconvPoint& p : pts) {
+    const double npq = static_cast<double>(p.sh.n) * p.sh.p * p.sh.q;
+    const double crs = static_cast<double>(p.sh.c) * p.sh.r * p.sh.s;
+    const double kcrs = static_cast<double>(p.sh.k) * crs;
+    const double rho = p.sparse_ms / p.dense_ms;
+    if (!(rho > 0) || !std::isfinite(rho)) continue;
+    const double x1 = static_cast<double>(p.nnz) / kcrs;
+    const double x2 = (crs + 3.0 * p.sh.k) / kcrs - rho / npq;
+    rows.emplace_back(x1 / rho, x2 / rho);
+  }
+  SpconvFit best;
+  if (rows.empty()) return best;
+  double aa = 0, ac = 0, cc = 0, a1 = 0, c1 = 0;
+  for (const auto& [a, c] : rows) {
+    aa += a * a, ac += a * c, cc += c * c, a1 += a, c1 += c;
+  }
+  const auto objective = [&](double s, double m) {
+    double sum = 0;
+    for (const auto& [a, c] : rows) sum += (s * a + m * c - 1) * (s * a + m * c - 1);
+    return sum;
+  };
+  std::vector<std::pair<double, double>> cands;
+  const double det = aa * cc - ac * ac;
+  if (std::abs(det) > 1e-12 * std::max(aa * cc, 1e-300)) {
+    const double s = (a1 * cc - c1 * ac) / det, m = (aa * c1 - ac * a1) / det;
+    if (s >= 0 && m >= 0) cands.emplace_back(s, m);
+  }
+  if (cands.empty()) {
+    if (aa > 0) cands.emplace_back(std::max(a1 / aa, 0.0), 0.0);
+    if (cc > 0) cands.emplace_back(0.0, std::max(c1 / cc, 0.0));
+  }
+  double best_obj = std::numeric_limits<double>::infinity();
+  for (const auto& [s, m] : cands) {
+    const double o = objective(s, m);
+    if (o < best_obj) {
+      best_obj = o;
+      best.spmm = s;
+      best.move = m;
+    }
+  }
+  if (std::isfinite(best_obj))
+    best.rms_rel = std::sqrt(best_obj / static_cast<double>(rows.size()));
+  return best;
+}
+
+// The model's decision with constants (s, m): the sparse path when its cost is lower.
+bool spconv_picks_sparse(const kernels::cpu::ConvShape& sh, int64_t nnz, double s, double m) {
+  if (nnz == 0) return true;
+  const double npq = static_cast<double>(sh.n) * sh.p * sh.q;
+  const double crs = static_cast<double>(sh.c) * sh.r * sh.s, kcrs = sh.k * crs;
+  return s * static_cast<double>(nnz) * npq + m * (crs + 3.0 * sh.k) * npq < kcrs * npq + m * kcrs;
+}
+
+// The filter density at which the model with constants (s, m) rates both paths equal.
+double spconv_break_even(const kernels::cpu::ConvShape& sh, double s, double m) {
+  const double npq = static_cast<double>(sh.n) * sh.p * sh.q;
+  const double crs = static_cast<double>(sh.c) * sh.r * sh.s, kcrs = sh.k * crs;
+  return s > 0 ? (1.0 + m / npq - m * (crs + 3.0 * sh.k) / kcrs) / s : kNaN;
+}
+
+// The whole section for one precision: every shape and density, then one "fit" record with the
+// fitted kSpmmCost and kMoveCost (also in the JSON's meta as spconv_fit_<dtype>) and the model's
+// decision accuracy with the current and the fitted constants.
+void bench_spconv(Bench& b, Env& env, Timer& /*unused: the section's own, shorter loops*/) {
+  // Modest loops (at most 3 of >= 10 ms): the section must stay within kSpconvBudgetS.
+  BenchOptions lo = b.o;
+  lo.reps = std::min(lo.reps, 3);
+  lo.target_ms = std::min(lo.target_ms, 10.0);
+  Timer timer(env.stream(), lo);
+  std::vector<SpconvPoint> points;
+  uint64_t seed = 7000;
+  for (const ConvCase& cs : kSpconvCases) {
+    seed += 100;
+    bench_spconv_case(b, env, timer, cs, seed, points);
+  }
+  Record r{"spconv", "fit", env.dtype_name()};
+  // The current constants, read back from the exported cost functions (linear in nnz).
+  const kernels::cpu::ConvShape ref = conv_shape_of(kSpconvCases.front());
+  const double ref_npq = static_cast<double>(ref.n) * ref.p * ref.q;
+  const double ref_crs = static_cast<double>(ref.c) * ref.r * ref.s;
+  const double s_now = (inst::sparse_filter_conv2d_sparse_cost(1, ref) -
+                        inst::sparse_filter_conv2d_sparse_cost(0, ref)) /
+                       ref_npq;
+  const double m_now =
+      inst::sparse_filter_conv2d_sparse_cost(0, ref) / ((ref_crs + 3.0 * ref.k) * ref_npq);
+  const SpconvFit fit = fit_spconv(points);
+  int right_now = 0, right_fit = 0;
+  double lost_now = 0, lost_fit = 0;
+  json per_point = json::array();
+  for (const SpconvPoint& p : points) {
+    const bool sparse_faster = p.sparse_ms < p.dense_ms;
+    const bool fit_sparse =
+        std::isfinite(fit.spmm) && spconv_picks_sparse(p.sh, p.nnz, fit.spmm, fit.move);
+    const double gap = std::abs(p.sparse_ms - p.dense_ms);
+    if (p.current_picks_sparse == sparse_faster)
+      ++right_now;
+    else
+      lost_now += gap;
+    if (fit_sparse == sparse_faster)
+      ++right_fit;
+    else
+      lost_fit += gap;
+    per_point.push_back({{"name", p.name},
+                         {"ratio_sparse_dense", p.sparse_ms / p.dense_ms},
+                         {"current_picks", p.current_picks_sparse ? "sparse" : "dense"},
+                         {"fitted_picks", fit_sparse ? "sparse" : "dense"},
+                         {"faster", sparse_faster ? "sparse" : "dense"}});
+  }
+  json break_even = json::object();
+  for (const ConvCase& cs : kSpconvCases) {
+    const kernels::cpu::ConvShape sh = conv_shape_of(cs);
+    break_even[std::string(cs.name) + ".b" + std::to_string(cs.n)] = {
+        {"current", number_or_null(spconv_break_even(sh, s_now, m_now))},
+        {"fitted", number_or_null(spconv_break_even(sh, fit.spmm, fit.move))}};
+  }
+  const double n = static_cast<double>(points.size());
+  json f = {{"k_spmm_cost_fitted", number_or_null(fit.spmm)},
+            {"k_move_cost_fitted", number_or_null(fit.move)},
+            {"k_spmm_cost_current", s_now},
+            {"k_move_cost_current", m_now},
+            {"points", points.size()},
+            {"right_current", right_now},
+            {"right_fitted", right_fit},
+            {"accuracy_current", number_or_null(right_now / n)},
+            {"accuracy_fitted", number_or_null(right_fit / n)},
+            {"ms_lost_current", lost_now},
+            {"ms_lost_fitted", lost_fit},
+            {"fit_rms_rel_err", number_or_null(fit.rms_rel)},
+            {"break_even_density", break_even},
+            {"method",
+             "least squares of relative residuals of t_sparse/t_dense against the model's terms, "
+             "constants >= 0 (dmlrt_bench.cpp, Note [Fitting the sparse-filter cost model])"}};
+  r.extra = f;
+  r.extra["decisions"] = per_point;
+  std::ostringstream note;
+  note << std::setprecision(3) << "kSpmmCost " << s_now << " -> " << fit.spmm << ", kMoveCost "
+       << m_now << " -> " << fit.move << "; model right " << right_now << "/" << points.size()
+       << " now, " << right_fit << "/" << points.size() << " fitted";
+  r.extra["note"] = note.str();
+  if (points.empty()) r.extra["dmlrt_error"] = "no point measured on both paths: nothing to fit";
+  b.results.set_meta(std::string("spconv_fit_") + env.dtype_name(), f);
+  b.results.add(std::move(r));
+}
+
 // Brings the clocks up (METHOD.md: measure a warm card) with ~0.3 s of GEMMs on the bench's handle.
 void warm_up_clocks(Env& env) {
   const int64_t n = 4096;
@@ -1467,20 +1858,29 @@ int main(int argc, char** argv) {
                                {"budget_s", o.budget_s}});
   Bench b{o, results};
   // Cheap sections first, for every precision; then the convolutions, each precision with an
-  // equal share of the time left, so a slow FP64 pass cannot starve FP32. Each (section,
-  // precision) gets a fresh session, as a run of dmlrt would.
+  // equal share of the time left, so a slow FP64 pass cannot starve FP32; then the sparse-filter
+  // convolutions, likewise within at most kSpconvBudgetS. Each (section, precision) gets a fresh
+  // session, as a run of dmlrt would.
   using Section = void (*)(Bench&, Env&, Timer&);
-  const std::vector<std::pair<std::string, Section>> sections = {
-      {"gemm", bench_gemm}, {"cell", bench_cell}, {"overhead", nullptr}, {"conv", bench_conv}};
+  const std::vector<std::pair<std::string, Section>> sections = {{"gemm", bench_gemm},
+                                                                 {"cell", bench_cell},
+                                                                 {"overhead", nullptr},
+                                                                 {"conv", bench_conv},
+                                                                 {"spconv", bench_spconv}};
+  double spconv_end_s = 0;  // since t0: where the sparse-filter section's time ends
   for (const auto& [name, fn] : sections) {
     if (o.sections.count(name) == 0) continue;
     for (size_t d = 0; d < o.dtypes.size(); ++d) {
       const mem::DType dt = o.dtypes[d];
       const char* dname = dt == mem::DType::kFloat64 ? "fp64" : "fp32";
       const double now = seconds_since(b.t0);
-      b.section_deadline_s =
-          name == "conv" ? now + (o.budget_s - now) / static_cast<double>(o.dtypes.size() - d)
-                         : std::numeric_limits<double>::infinity();
+      const double shares = static_cast<double>(o.dtypes.size() - d);
+      // conv leaves spconv its time when both run in this process.
+      const double conv_end_s = o.budget_s - (o.sections.count("spconv") ? kSpconvBudgetS : 0.0);
+      if (name == "spconv" && d == 0) spconv_end_s = std::min(o.budget_s, now + kSpconvBudgetS);
+      b.section_deadline_s = name == "conv"     ? now + (conv_end_s - now) / shares
+                             : name == "spconv" ? now + (spconv_end_s - now) / shares
+                                                : std::numeric_limits<double>::infinity();
       std::cerr << "[bench] == " << name << " " << dname << " (t=" << std::fixed
                 << std::setprecision(1) << now << " s) ==" << std::defaultfloat
                 << std::setprecision(6) << std::endl;

@@ -10,8 +10,9 @@ and, with --markdown, as RESULTS.md (from RESULTS.template.md); prints the table
 Targets (DESIGN.md §9): conv fwd / bwd-data / bwd-filter <= 1.1 x min(PyTorch cudnn.benchmark,
 best legacy cuDNN algorithm); GEMM / GEMV / tsmm / SpMV / SpMM <= 1.05 x cuBLAS / cuSPARSE;
 cell-wise ops and reductions >= 85% of the measured device-to-device copy bandwidth; host
-overhead < 5 us per instruction; LeNet training step faster than PyTorch eager. Missing inputs are
-allowed (their rows say NO DATA).
+overhead < 5 us per instruction; LeNet training step faster than PyTorch eager. The spconv section
+(sparse-filter vs dense conv2d path, the cost model's decision and its fitted constants) has no
+target: its rows are INFO. Missing inputs are allowed (their rows say NO DATA).
 """
 import argparse
 import json
@@ -31,8 +32,9 @@ TARGETS = {
     "cell": f">= {CELL_MIN_FRACTION:.0%} of D2D copy bandwidth",
     "overhead": f"< {OVERHEAD_MAX_US:g} us per instruction",
     "lenet": "ratio < 1 vs PyTorch eager step",
+    "spconv": "information: sparse-filter / dense conv2d path",
 }
-SECTION_ORDER = ["conv", "gemm", "cell", "overhead", "lenet", "session"]
+SECTION_ORDER = ["conv", "spconv", "gemm", "cell", "overhead", "lenet", "session"]
 
 
 def load(path, what, notes):
@@ -162,6 +164,8 @@ def build_rows(bench, torch, lenet):
             row["note"] = f"{us:.2f} us/instruction" if us is not None else first_error(bx)
             if bx.get("check") == "MISMATCH":
                 row["status"], row["note"] = "FAIL", "wrong loop result: " + row["note"]
+        elif section == "spconv":
+            spconv_row(row, br, bx)
         elif section == "lenet":
             row["dmlrt_ms"] = num(lr.get("dmlrt_ms"))
             row["anchor_ms"], row["anchor"] = num(tr.get("torch_ms")), "torch eager"
@@ -177,6 +181,39 @@ def build_rows(bench, torch, lenet):
             row["note"] = missing + (f"; {row['note']}" if row["note"] else "")
         rows.append(row)
     return rows
+
+
+def spconv_row(row, rec, extra):
+    """A sparse-filter conv2d record: dmlrt = the sparse-filter path, anchor = the dense path (the
+    filter densified, then conv2d); INFO with the cost model's decision, or the fitted constants."""
+    row["dmlrt_ms"], row["anchor_ms"] = num(rec.get("dmlrt_ms")), num(rec.get("anchor_ms"))
+    row["ratio"] = ratio(row["dmlrt_ms"], row["anchor_ms"])
+    if row["name"] == "fit":
+        row["anchor"] = "cost model fit"
+        fitted = num(extra.get("k_spmm_cost_fitted")), num(extra.get("k_move_cost_fitted"))
+        row["metric"] = num(extra.get("accuracy_fitted"))
+        if None in fitted:
+            row["status"] = "NO DATA"
+            row["note"] = first_error(extra) or "nothing fitted"
+            return
+        row["status"] = "INFO"
+        n = extra.get("points")
+        row["note"] = (f"kSpmmCost {fmt(num(extra.get('k_spmm_cost_current')), 3)}->{fmt(fitted[0], 3)}, "
+                       f"kMoveCost {fmt(num(extra.get('k_move_cost_current')), 3)}->{fmt(fitted[1], 3)}, "
+                       f"right {extra.get('right_current')}/{n}->{extra.get('right_fitted')}/{n}")
+        return
+    row["anchor"] = "dense path"
+    row["metric"] = row["ratio"]
+    if row["ratio"] is None:
+        row["note"] = first_error(extra)
+        return
+    row["status"] = "INFO"
+    picks = extra.get("model_picks", "?")
+    right = extra.get("model_right")
+    verdict_word = "right" if right is True else "wrong" if right is False else "?"
+    row["note"] = (f"sparse {fmt(row['dmlrt_ms'], 3)} ms vs dense {fmt(row['anchor_ms'], 3)} ms, "
+                   f"model picks {picks}: {verdict_word}")
+    check_mismatch(row, extra)
 
 
 def rate_note(extra):

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The benchmark of DESIGN.md §9 in one device call (scripts/bench/README.md): dmlrt_bench (dmlrt
-# GPU instructions vs cuDNN / cuBLAS / cuSPARSE / copy bandwidth, host overhead), torch_anchor.py
+# GPU instructions vs cuDNN / cuBLAS / cuSPARSE / copy bandwidth, host overhead, the sparse-filter
+# conv2d path vs the dense one), torch_anchor.py
 # (PyTorch conv passes and an eager LeNet step), lenet_time.py (the LeNet plan through the dmlrt
 # CLI), then report.py merges them against the targets and prints the table last.
 #
@@ -10,8 +11,8 @@
 # Files land in $OUT (what comes back from the device call): dmlrt_bench.json, torch_anchor.json,
 # lenet.json, results.json, RESULTS.md and run.log (every step's output). Each step has a time
 # limit and a failing step does not stop the others. Knobs (environment): BENCH_BUDGET_S,
-# BENCH_SECTIONS, BENCH_ARGS, TORCH_BUDGET_S, TORCH_TIMEOUT_S, TORCH_ARGS, LENET_TIMEOUT_S,
-# BENCH_COMMIT, BENCH_CARRY.
+# BENCH_SECTIONS, BENCH_SPCONV_S, BENCH_ARGS, TORCH_BUDGET_S, TORCH_TIMEOUT_S, TORCH_ARGS,
+# LENET_TIMEOUT_S, BENCH_COMMIT, BENCH_CARRY.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 # BENCH_CARRY names an unpacked carry folder instead (a local try-out); by default the carried
@@ -55,12 +56,17 @@ gpu_state() {
 echo "device before: $(gpu_state)" | tee -a "$log" >&2
 
 # One dmlrt_bench process per section, so a fault that poisons a CUDA context (the newest code,
-# conv, runs last) costs only its own section; each gets the time the budget has left.
+# conv, runs late) costs only its own section; each gets the time the budget has left, less what
+# is kept for spconv while it is still to come (dmlrt_bench caps spconv at 30 s of its own).
 bench_parts=()
 if [ -x "$carry/dmlrt_bench" ]; then
   bench_t0=$(date +%s)
-  for section in ${BENCH_SECTIONS:-gemm cell overhead conv}; do
-    left=$((${BENCH_BUDGET_S:-160} - ($(date +%s) - bench_t0)))
+  sections=${BENCH_SECTIONS:-gemm cell overhead conv spconv}
+  spconv_keep=0
+  case " $sections " in *" spconv "*) spconv_keep=${BENCH_SPCONV_S:-35} ;; esac
+  for section in $sections; do
+    left=$((${BENCH_BUDGET_S:-195} - ($(date +%s) - bench_t0)))
+    if [ "$section" = spconv ]; then spconv_keep=0; else left=$((left - spconv_keep)); fi
     [ "$left" -lt 5 ] && left=5
     # shellcheck disable=SC2086  # BENCH_ARGS is a list of options
     step "dmlrt_bench $section" $((left + 50)) "$carry/dmlrt_bench" "$out/bench_$section.json" \
