@@ -190,6 +190,8 @@ if "FAIL" in text:
     sys.exit(3)
 assert os.path.isfile("in/X.csv") and os.path.isdir("out"), os.getcwd()
 steps = int(re.search(r"TO\n-+CP°assignvar°(\d+)·", text).group(1))
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "runs.log"), "a") as log:
+    log.write("%d %s\n" % (steps, os.environ.get("XDG_CACHE_HOME", "-")))
 t = 0.5 + (0.0015 if "-precision" in args else 0.002) * steps
 print("SystemDS Statistics:")
 print("Total elapsed time:\t\t%.3f sec." % (t + 0.01))
@@ -255,13 +257,23 @@ class LenetTimeTest(unittest.TestCase):
         self.assertEqual(rc, 0)
         recs = {r["dtype"]: r for r in doc["records"]}
         self.assertEqual(set(recs), {"fp64", "fp32"})
-        # 20 and 220 steps: (0.5 + 0.002 * 220) - (0.5 + 0.002 * 20) = 0.4 s over 200 steps.
+        # 20 and 520 steps: (0.5 + 0.002 * 520) - (0.5 + 0.002 * 20) = 1.0 s over 500 steps.
         self.assertAlmostEqual(recs["fp64"]["dmlrt_ms"], 2.0, places=6)
         self.assertAlmostEqual(recs["fp32"]["dmlrt_ms"], 1.5, places=6)
         self.assertIn("-precision single", recs["fp32"]["extra"]["cmd"])
-        self.assertEqual(recs["fp64"]["extra"]["steps"], [20, 220])
+        self.assertEqual(recs["fp64"]["extra"]["steps"], [20, 520])
         self.assertAlmostEqual(recs["fp64"]["extra"]["whole_run_ms_per_step"], 540 / 20)
         self.assertAlmostEqual(recs["fp64"]["extra"]["gpu_time_share"], 0.15 / 0.151)
+        # Per precision: an untimed warm-up of the short plan, then two runs of each plan, all
+        # with one algorithm cache of their own.
+        with open(os.path.join(self.tmp.name, "runs.log")) as f:
+            runs = [line.split() for line in f]
+        self.assertEqual([int(r[0]) for r in runs], [20, 20, 20, 520, 520] * 2)
+        caches = [r[1] for r in runs]
+        self.assertEqual(len(set(caches[:5])), 1)
+        self.assertEqual(len(set(caches[5:])), 1)
+        self.assertNotEqual(caches[0], caches[5])
+        self.assertTrue(caches[0].endswith("cache-fp64"), caches[0])
 
     def test_extra_steps_and_step_count_check(self):
         self.write("lenet.plan", PLAN)
