@@ -10,9 +10,13 @@
 // memory-bound move, 4.3 TB/s on the H200, against compute-bound MACs at tens of TFLOP/s): im2col
 // writes CRS*NPQ, the SpMM writes K*NPQ, reorg_knpq reads and writes K*NPQ. The path is taken when
 // sparse < dense, e.g. for K = 64, CRS = 576 (64 channels, 3x3) below a filter density of about
-// 0.08, and never for K = 1 or small CRS. An empty filter always takes it (the output is the bias).
-// kSpmmCost = 8 and kMoveCost = 16 are first estimates for both precisions.
-// TODO(#5): calibrate kSpmmCost and kMoveCost on the H200 per precision (scripts/bench).
+// 0.13 in FP64 and 0.036 in FP32, and never for K = 1 or small CRS. An empty filter always takes
+// it (the output is the bias).
+// Calibration (H200, 2026-11-30, dmlrt_bench --sections spconv: five layer shapes x densities
+// 0.001-0.3, both paths timed in the same run, constants fitted by least squares of relative
+// residuals): FP64 kSpmmCost 4.46, kMoveCost 19.9 (the faster path picked at 25 of 25 points; the
+// first estimates 8 and 16 got 21); FP32 6.41 and 37.4 (23 of 25; 21 before). The fits' relative
+// RMS errors, 0.37 and 0.29, say the model ranks the two paths; it does not predict their times.
 #include "instructions/dnn_sparse_conv.h"
 
 #include <algorithm>
@@ -34,27 +38,36 @@
 namespace dmlrt::inst {
 namespace {
 
-constexpr double kSpmmCost = 8.0;   // MACs of the dense convolution per SpMM MAC
-constexpr double kMoveCost = 16.0;  // MACs of the dense convolution per element moved
+struct CostConstants {
+  double spmm;  // kSpmmCost: MACs of the dense convolution per SpMM MAC
+  double move;  // kMoveCost: MACs of the dense convolution per element moved
+};
+constexpr CostConstants kFp64Costs{4.5, 20.0};
+constexpr CostConstants kFp32Costs{6.4, 37.0};
+
+const CostConstants& costs(bool fp64) { return fp64 ? kFp64Costs : kFp32Costs; }
 
 }  // namespace
 
-double sparse_filter_conv2d_sparse_cost(int64_t filter_nnz, const kernels::cpu::ConvShape& sh) {
+double sparse_filter_conv2d_sparse_cost(int64_t filter_nnz, const kernels::cpu::ConvShape& sh,
+                                        bool fp64) {
   const double npq = static_cast<double>(sh.n) * static_cast<double>(sh.p) * sh.q;
   const double crs = static_cast<double>(sh.c) * static_cast<double>(sh.r) * sh.s;
-  return kSpmmCost * static_cast<double>(filter_nnz) * npq +
-         kMoveCost * (crs + 3.0 * static_cast<double>(sh.k)) * npq;
+  return costs(fp64).spmm * static_cast<double>(filter_nnz) * npq +
+         costs(fp64).move * (crs + 3.0 * static_cast<double>(sh.k)) * npq;
 }
 
-double sparse_filter_conv2d_dense_cost(const kernels::cpu::ConvShape& sh) {
+double sparse_filter_conv2d_dense_cost(const kernels::cpu::ConvShape& sh, bool fp64) {
   const double npq = static_cast<double>(sh.n) * static_cast<double>(sh.p) * sh.q;
   const double kcrs = static_cast<double>(sh.k) * static_cast<double>(sh.c) * sh.r * sh.s;
-  return kcrs * npq + kMoveCost * kcrs;
+  return kcrs * npq + costs(fp64).move * kcrs;
 }
 
-bool sparse_filter_conv2d_cheaper(int64_t filter_nnz, const kernels::cpu::ConvShape& sh) {
+bool sparse_filter_conv2d_cheaper(int64_t filter_nnz, const kernels::cpu::ConvShape& sh,
+                                  bool fp64) {
   if (filter_nnz == 0) return true;
-  return sparse_filter_conv2d_sparse_cost(filter_nnz, sh) < sparse_filter_conv2d_dense_cost(sh);
+  return sparse_filter_conv2d_sparse_cost(filter_nnz, sh, fp64) <
+         sparse_filter_conv2d_dense_cost(sh, fp64);
 }
 
 int64_t sparse_filter_conv2d_chunk_rows(const kernels::cpu::ConvShape& sh, int64_t elem_bytes,
@@ -177,7 +190,7 @@ bool sparse_filter_conv2d_applies(mem::GpuSession& gpu, const mem::DeviceMatrix&
   if (filter.is_empty_sparse()) return true;  // the bias alone: no buffers at all
   return sparse_filter_conv2d_chunk_rows(sh, static_cast<int64_t>(dtype_size(gpu.dtype())),
                                          budget_bytes) >= 1 &&
-         sparse_filter_conv2d_cheaper(filter.nnz(), sh);
+         sparse_filter_conv2d_cheaper(filter.nnz(), sh, gpu.dtype() == DType::kFloat64);
 }
 
 void sparse_filter_conv2d(mem::GpuSession& gpu, const mem::DeviceMatrix& images,

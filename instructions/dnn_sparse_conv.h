@@ -19,11 +19,13 @@ namespace dmlrt::inst {
 
 // Estimated cost of conv2d with a K x CRS filter of filter_nnz nonzeros on the sparse-filter path,
 // and on the dense path (filter densified, dense convolution), in the same unit (dense
-// multiply-add equivalents); see Note [Sparse-filter conv2d cost model].
-double sparse_filter_conv2d_sparse_cost(int64_t filter_nnz, const kernels::cpu::ConvShape& sh);
-double sparse_filter_conv2d_dense_cost(const kernels::cpu::ConvShape& sh);
+// multiply-add equivalents), with the constants calibrated for FP64 or FP32; see Note
+// [Sparse-filter conv2d cost model].
+double sparse_filter_conv2d_sparse_cost(int64_t filter_nnz, const kernels::cpu::ConvShape& sh,
+                                        bool fp64);
+double sparse_filter_conv2d_dense_cost(const kernels::cpu::ConvShape& sh, bool fp64);
 // Whether the sparse-filter path is estimated cheaper (always for an empty filter).
-bool sparse_filter_conv2d_cheaper(int64_t filter_nnz, const kernels::cpu::ConvShape& sh);
+bool sparse_filter_conv2d_cheaper(int64_t filter_nnz, const kernels::cpu::ConvShape& sh, bool fp64);
 
 // Images per batch chunk on the sparse-filter path: the largest c (1..N) whose CRS x cPQ im2col
 // buffer and K x cPQ product (elem_bytes per element) fit budget_bytes and hold fewer than

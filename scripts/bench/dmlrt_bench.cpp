@@ -1558,9 +1558,9 @@ void bench_spconv_case(Bench& b, Env& env, Timer& timer, const ConvCase& cs, uin
                     "dmlrt_bench: expected a CSR and a dense device filter, got "
                         << ws.describe() << " and " << env.device("WD").describe());
       const int64_t budget = inst::dnn_intermediate_budget(env.gpu());
-      const double sparse_cost = inst::sparse_filter_conv2d_sparse_cost(pt.nnz, sh);
-      const double dense_cost = inst::sparse_filter_conv2d_dense_cost(sh);
-      pt.current_picks_sparse = inst::sparse_filter_conv2d_cheaper(pt.nnz, sh);
+      const double sparse_cost = inst::sparse_filter_conv2d_sparse_cost(pt.nnz, sh, env.fp64());
+      const double dense_cost = inst::sparse_filter_conv2d_dense_cost(sh, env.fp64());
+      pt.current_picks_sparse = inst::sparse_filter_conv2d_cheaper(pt.nnz, sh, env.fp64());
       r.extra["nnz"] = pt.nnz;
       r.extra["model_sparse_cost"] = sparse_cost;
       r.extra["model_dense_cost"] = dense_cost;
@@ -1742,11 +1742,11 @@ void bench_spconv(Bench& b, Env& env, Timer& /*unused: the section's own, shorte
   const kernels::cpu::ConvShape ref = conv_shape_of(kSpconvCases.front());
   const double ref_npq = static_cast<double>(ref.n) * ref.p * ref.q;
   const double ref_crs = static_cast<double>(ref.c) * ref.r * ref.s;
-  const double s_now = (inst::sparse_filter_conv2d_sparse_cost(1, ref) -
-                        inst::sparse_filter_conv2d_sparse_cost(0, ref)) /
+  const double s_now = (inst::sparse_filter_conv2d_sparse_cost(1, ref, env.fp64()) -
+                        inst::sparse_filter_conv2d_sparse_cost(0, ref, env.fp64())) /
                        ref_npq;
-  const double m_now =
-      inst::sparse_filter_conv2d_sparse_cost(0, ref) / ((ref_crs + 3.0 * ref.k) * ref_npq);
+  const double m_now = inst::sparse_filter_conv2d_sparse_cost(0, ref, env.fp64()) /
+                       ((ref_crs + 3.0 * ref.k) * ref_npq);
   const SpconvFit fit = fit_spconv(points);
   int right_now = 0, right_fit = 0;
   double lost_now = 0, lost_fit = 0;

@@ -33,45 +33,59 @@ TEST_CASE("sparse-filter conv2d cost: a very sparse wide filter takes the sparse
           "[dnn][dnn_sparse_conv]") {
   const ConvShape sh = shape(16, 64, 32, 64, 3, 1, 1);  // CRS = 576, K = 64, P = Q = 32
   REQUIRE(sh.p == 32);
-  CHECK(sparse_filter_conv2d_cheaper(nnz_at(sh, 0.001), sh));
-  CHECK(sparse_filter_conv2d_cheaper(nnz_at(sh, 0.01), sh));
-  CHECK(sparse_filter_conv2d_cheaper(nnz_at(sh, 0.05), sh));
-  // The crossover of the note: about 8% density for this shape.
-  CHECK_FALSE(sparse_filter_conv2d_cheaper(nnz_at(sh, 0.12), sh));
-  CHECK_FALSE(sparse_filter_conv2d_cheaper(nnz_at(sh, 0.5), sh));
-  CHECK_FALSE(sparse_filter_conv2d_cheaper(nnz_at(sh, 1.0), sh));
+  // The crossovers of the note's calibration for this shape: 13% density in FP64, 3.6% in FP32
+  // (H200: 13.1% and 3.5% measured on r50.s2 3x3, the same K and CRS).
+  for (double d : {0.001, 0.01, 0.03}) {
+    CHECK(sparse_filter_conv2d_cheaper(nnz_at(sh, d), sh, true));
+    CHECK(sparse_filter_conv2d_cheaper(nnz_at(sh, d), sh, false));
+  }
+  CHECK(sparse_filter_conv2d_cheaper(nnz_at(sh, 0.05), sh, true));
+  CHECK(sparse_filter_conv2d_cheaper(nnz_at(sh, 0.12), sh, true));
+  CHECK_FALSE(sparse_filter_conv2d_cheaper(nnz_at(sh, 0.05), sh, false));
+  for (double d : {0.14, 0.5, 1.0}) {
+    CHECK_FALSE(sparse_filter_conv2d_cheaper(nnz_at(sh, d), sh, true));
+    CHECK_FALSE(sparse_filter_conv2d_cheaper(nnz_at(sh, d), sh, false));
+  }
 }
 
 TEST_CASE("sparse-filter conv2d cost: narrow or small filters stay dense",
           "[dnn][dnn_sparse_conv]") {
   // K = 1: the im2col buffer alone costs more than the dense convolution.
   const ConvShape one_k = shape(8, 16, 28, 1, 5);
-  CHECK_FALSE(sparse_filter_conv2d_cheaper(1, one_k));
   // C = 1, 3x3 (CRS = 9): nothing to gain even from a single nonzero.
   const ConvShape small = shape(8, 1, 28, 16, 3);
-  CHECK_FALSE(sparse_filter_conv2d_cheaper(1, small));
+  for (bool fp64 : {true, false}) {
+    CHECK_FALSE(sparse_filter_conv2d_cheaper(1, one_k, fp64));
+    CHECK_FALSE(sparse_filter_conv2d_cheaper(1, small, fp64));
+  }
 }
 
 TEST_CASE("sparse-filter conv2d cost: an empty filter always takes the sparse path",
           "[dnn][dnn_sparse_conv]") {
-  CHECK(sparse_filter_conv2d_cheaper(0, shape(8, 1, 28, 1, 3)));
-  CHECK(sparse_filter_conv2d_cheaper(0, shape(4, 64, 16, 64, 3)));
+  for (bool fp64 : {true, false}) {
+    CHECK(sparse_filter_conv2d_cheaper(0, shape(8, 1, 28, 1, 3), fp64));
+    CHECK(sparse_filter_conv2d_cheaper(0, shape(4, 64, 16, 64, 3), fp64));
+  }
 }
 
 TEST_CASE("sparse-filter conv2d cost: monotone in nnz, linear in the batch",
           "[dnn][dnn_sparse_conv]") {
   const ConvShape sh = shape(4, 32, 20, 48, 3, 2, 1);
   const ConvShape sh2 = shape(8, 32, 20, 48, 3, 2, 1);
-  CHECK(sparse_filter_conv2d_sparse_cost(100, sh) < sparse_filter_conv2d_sparse_cost(101, sh));
-  CHECK(sparse_filter_conv2d_sparse_cost(100, sh2) ==
-        Approx(2 * sparse_filter_conv2d_sparse_cost(100, sh)));
-  // The dense cost grows with the batch too (the filter densification does not).
-  CHECK(sparse_filter_conv2d_dense_cost(sh2) > sparse_filter_conv2d_dense_cost(sh));
-  CHECK(sparse_filter_conv2d_dense_cost(sh2) < 2 * sparse_filter_conv2d_dense_cost(sh));
-  // Large shapes do not overflow (the costs are doubles).
   const ConvShape big = shape(100000, 512, 224, 512, 7, 1, 3);
-  CHECK(sparse_filter_conv2d_dense_cost(big) > 6e16);  // K*CRS*NPQ = 1.28e7 * 5.02e9
-  CHECK(sparse_filter_conv2d_cheaper(nnz_at(big, 0.001), big));
+  for (bool fp64 : {true, false}) {
+    CHECK(sparse_filter_conv2d_sparse_cost(100, sh, fp64) <
+          sparse_filter_conv2d_sparse_cost(101, sh, fp64));
+    CHECK(sparse_filter_conv2d_sparse_cost(100, sh2, fp64) ==
+          Approx(2 * sparse_filter_conv2d_sparse_cost(100, sh, fp64)));
+    // The dense cost grows with the batch too (the filter densification does not).
+    CHECK(sparse_filter_conv2d_dense_cost(sh2, fp64) > sparse_filter_conv2d_dense_cost(sh, fp64));
+    CHECK(sparse_filter_conv2d_dense_cost(sh2, fp64) <
+          2 * sparse_filter_conv2d_dense_cost(sh, fp64));
+    // Large shapes do not overflow (the costs are doubles).
+    CHECK(sparse_filter_conv2d_dense_cost(big, fp64) > 6e16);  // K*CRS*NPQ = 1.28e7 * 5.02e9
+    CHECK(sparse_filter_conv2d_cheaper(nnz_at(big, 0.001), big, fp64));
+  }
 }
 
 TEST_CASE("sparse-filter conv2d chunk: the whole batch, a budget-sized chunk, or none",
