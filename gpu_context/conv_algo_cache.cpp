@@ -80,7 +80,8 @@ std::string ConvAlgoKey::to_string() const {
   os << conv_pass_name(pass) << " n=" << n << " c=" << c << " h=" << h << " w=" << w << " k=" << k
      << " r=" << r << " s=" << s << " stride=" << stride_h << "," << stride_w << " pad=" << pad_h
      << "," << pad_w << " " << dtype << " math=" << math_type << " det=" << (deterministic ? 1 : 0)
-     << " graph=" << (graph_engines ? 1 : 0) << " cudnn=" << cudnn_version << " dev=" << device;
+     << " graph=" << (graph_engines ? 1 : 0) << " acc=" << accuracy << " cudnn=" << cudnn_version
+     << " dev=" << device;
   return line_safe(os.str());
 }
 

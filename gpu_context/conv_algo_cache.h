@@ -36,8 +36,11 @@ struct ConvAlgoKey {
   int math_type = 0;           // the cudnnMathType_t requested on the convolution descriptor
   bool deterministic = false;  // deterministic algorithms only
   bool graph_engines = false;  // graph-API engines timed along with the legacy algorithms
-  std::string device;          // device name and compute capability
-  int64_t cudnn_version = 0;   // cudnnGetVersion()
+  // The FP32 accuracy check the list passed ("1e-04"; "off" where nothing was checked: FP64,
+  // TF32, or dmlrt.gpu.cudnn.fp32.tolerance off).
+  std::string accuracy = "off";
+  std::string device;         // device name and compute capability
+  int64_t cudnn_version = 0;  // cudnnGetVersion()
   // One line-safe token (no tab or newline), the map key and the key column of the file.
   std::string to_string() const;
 };

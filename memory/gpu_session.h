@@ -50,6 +50,9 @@ struct GpuSessionOptions {
   // Where the cuDNN algorithm cache persists: "" = $XDG_CACHE_HOME/dmlrt or ~/.cache/dmlrt,
   // "none" = memory only.
   std::string cudnn_cache_dir;  // dmlrt.gpu.cudnn.cache.dir
+  // dmlrt.gpu.cudnn.fp32.tolerance: FP32 convolution algorithms whose norm-wise difference from
+  // a GEMM-ordered one exceeds this are dropped (Note [FP32 algorithm accuracy]); infinity = off.
+  double fp32_conv_tolerance = 1e-4;
 };
 
 class GpuSession;

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -32,6 +34,19 @@ bool parse_bool(const std::string& key, const std::string& value) {
   if (v == "true") return true;
   if (v == "false") return false;
   DMLRT_FAIL(ParseError, key << ": expected true or false, got '" << value << "'");
+}
+
+// A positive finite number, or "off" (case-insensitive) for infinity.
+double parse_tolerance(const std::string& key, const std::string& value) {
+  std::string lower = value;
+  for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  if (lower == "off") return std::numeric_limits<double>::infinity();
+  char* end = nullptr;
+  const double v = value.empty() ? 0.0 : std::strtod(value.c_str(), &end);
+  DMLRT_REQUIRE(!value.empty() && end != nullptr && *end == '\0' && std::isfinite(v) && v > 0,
+                ParseError,
+                key << ": expected a positive number such as 1e-4, or off, got '" << value << "'");
+  return v;
 }
 
 int64_t parse_positive_int(const std::string& key, const std::string& value, int64_t max) {
@@ -390,6 +405,8 @@ bool apply_config_key(RuntimeConfig& config, const std::string& key, const std::
   } else if (key == "dmlrt.gpu.cudnn.cache.dir") {
     DMLRT_REQUIRE(!value.empty(), ParseError, key << ": expected a directory name or none, got ''");
     config.cudnn_cache_dir = value;
+  } else if (key == "dmlrt.gpu.cudnn.fp32.tolerance") {
+    config.fp32_conv_tolerance = parse_tolerance(key, value);
   } else if (key == "dmlrt.gpu.dnn.budget") {
     config.dnn_budget_bytes = parse_byte_count(key, value);
   } else if (key == "dmlrt.rewrite.fuse_conv_relu") {

@@ -31,6 +31,9 @@ struct RuntimeConfig {
   bool cudnn_graph = true;           // dmlrt.gpu.cudnn.graph (graph-API engines for convolutions)
   std::string cudnn_cache_dir;       // dmlrt.gpu.cudnn.cache.dir
   long long dnn_budget_bytes = -1;   // dmlrt.gpu.dnn.budget (4096, 512M, 8G, ...)
+  // dmlrt.gpu.cudnn.fp32.tolerance: the norm-wise error an FP32 convolution algorithm may show
+  // against a GEMM-ordered one before it is dropped ("off" = infinity: no check).
+  double fp32_conv_tolerance = 1e-4;
   // Plan rewrites (runtime/plan_rewrites.h): fuse conv2d_bias_add with a following ReLU.
   bool rewrite_fuse_conv_relu = true;  // dmlrt.rewrite.fuse_conv_relu
 };

@@ -45,8 +45,8 @@ std::shared_ptr<mem::GpuSession> open_gpu_for_run(const Program& program, inst::
     return nullptr;
   mem::GpuSessionOptions o;
   o.available_gpus = config.memory.available_gpus;
-  o.dtype = config.precision == FloatPrecision::kSingle ? mem::DType::kFloat32
-                                                        : mem::DType::kFloat64;
+  o.dtype =
+      config.precision == FloatPrecision::kSingle ? mem::DType::kFloat32 : mem::DType::kFloat64;
   o.util_factor = config.memory.util_factor;
   o.budget_bytes = mem_budget_bytes > 0 ? mem_budget_bytes : config.memory.budget_bytes;
   o.policy = config.memory.policy;
@@ -57,6 +57,7 @@ std::shared_ptr<mem::GpuSession> open_gpu_for_run(const Program& program, inst::
   o.allow_tf32 = config.allow_tf32;
   o.cudnn_graph = config.cudnn_graph;
   o.cudnn_cache_dir = config.cudnn_cache_dir;
+  o.fp32_conv_tolerance = config.fp32_conv_tolerance;
   std::shared_ptr<mem::GpuSession> s = mem::open_gpu_session(o, reason);
 #ifdef DMLRT_WITH_CUDA
   if (s) s->set_timing(timing);

@@ -15,6 +15,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -684,6 +685,37 @@ TEST_CASE("gpu FP32 conv picks only algorithms within 1e-4 norm-wise of the exac
         CHECK(rel <= 1.2e-4);
       }
     }
+  }
+}
+
+// dmlrt.gpu.cudnn.fp32.tolerance: the key of every FP32 list records the tolerance it was checked
+// at (acc=...), "off" skips the check, and a tolerance no other algorithm meets leaves the
+// reference algorithm itself (implicit GEMM forward: L:0) in the list.
+TEST_CASE("gpu FP32 conv accuracy tolerance: in the cache key, off, and tight",
+          "[gpu][dnn][cudnn][graph]") {
+  const uint64_t seed = test::seed_from("gpu conv fp32 tolerance");
+  const Shape s = {"tol", 4, 8, 12, 12, 16, 3, 3, 1, 1, 1, 1};
+  const struct {
+    double tolerance;
+    const char* key_text;
+  } cases[] = {{1e-4, " acc=0.0001 "},
+               {std::numeric_limits<double>::infinity(), " acc=off "},
+               {1e-30, " acc=1e-30 "}};
+  for (const auto& c : cases) {
+    TempDir dir("fp32_tolerance");
+    mem::GpuSessionOptions o = graph_options(mem::DType::kFloat32);
+    o.cudnn_cache_dir = dir.path.string();
+    o.fp32_conv_tolerance = c.tolerance;
+    GpuEnv env(o);
+    bind_all(env, s, formats()[0], formats()[0], seed, mem::DType::kFloat32);
+    check_vs_cpu(env, mem::DType::kFloat32, "conv2d", fwd_fields(s), label("conv2d", s, c.key_text),
+                 0);
+    std::ifstream in(env.gpu->conv_algos().file());
+    std::stringstream text;
+    text << in.rdbuf();
+    INFO(text.str());
+    CHECK(text.str().find(c.key_text) != std::string::npos);
+    if (c.tolerance == 1e-30) CHECK(text.str().find("L:0:") != std::string::npos);
   }
 }
 

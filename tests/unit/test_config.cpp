@@ -1,6 +1,7 @@
 // The -config reader (runtime/config.h): the flat XML of SystemDS-config.xml files, the sysds.*
 // keys dmlrt honours with their validation, and the messages for keys it ignores.
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <tuple>
@@ -201,6 +202,7 @@ TEST_CASE("config: the dmlrt cuDNN and DNN budget keys", "[config][dnn]") {
   CHECK(d.cudnn_graph);  // graph engines join the timed candidates unless switched off
   CHECK(d.cudnn_cache_dir.empty());
   CHECK(d.dnn_budget_bytes == -1);
+  CHECK(d.fp32_conv_tolerance == 1e-4);
 
   ConfigMessages messages;
   const RuntimeConfig c = parse(
@@ -208,7 +210,8 @@ TEST_CASE("config: the dmlrt cuDNN and DNN budget keys", "[config][dnn]") {
       "<dmlrt.gpu.allow.tf32>TRUE</dmlrt.gpu.allow.tf32>\n"
       "<dmlrt.gpu.cudnn.graph>false</dmlrt.gpu.cudnn.graph>\n"
       "<dmlrt.gpu.cudnn.cache.dir>/tmp/algos</dmlrt.gpu.cudnn.cache.dir>\n"
-      "<dmlrt.gpu.dnn.budget>512M</dmlrt.gpu.dnn.budget>\n",
+      "<dmlrt.gpu.dnn.budget>512M</dmlrt.gpu.dnn.budget>\n"
+      "<dmlrt.gpu.cudnn.fp32.tolerance>2.5e-3</dmlrt.gpu.cudnn.fp32.tolerance>\n",
       &messages);
   CHECK(messages.warnings.empty());
   CHECK(messages.notes.empty());
@@ -217,6 +220,11 @@ TEST_CASE("config: the dmlrt cuDNN and DNN budget keys", "[config][dnn]") {
   CHECK_FALSE(c.cudnn_graph);
   CHECK(c.cudnn_cache_dir == "/tmp/algos");
   CHECK(c.dnn_budget_bytes == 512LL << 20);
+  CHECK(c.fp32_conv_tolerance == 2.5e-3);
+  for (const char* off : {"off", "OFF", "Off"})
+    CHECK(std::isinf(parse(std::string("<dmlrt.gpu.cudnn.fp32.tolerance>") + off +
+                           "</dmlrt.gpu.cudnn.fp32.tolerance>\n")
+                         .fp32_conv_tolerance));
 
   CHECK(parse("<dmlrt.gpu.cudnn.cache.dir>none</dmlrt.gpu.cudnn.cache.dir>\n").cudnn_cache_dir ==
         "none");
@@ -235,13 +243,23 @@ TEST_CASE("config: bad values of the dmlrt cuDNN keys name file, line and key", 
   const std::vector<std::tuple<const char*, const char*, std::string>> cases = {
       {"dmlrt.gpu.cudnn.deterministic", "yes", "expected true or false, got 'yes'"},
       {"dmlrt.gpu.allow.tf32", "1", "expected true or false, got '1'"},
+      {"dmlrt.gpu.cudnn.fp32.tolerance", "0",
+       "expected a positive number such as 1e-4, or off, got '0'"},
+      {"dmlrt.gpu.cudnn.fp32.tolerance", "-1e-4",
+       "expected a positive number such as 1e-4, or off, got '-1e-4'"},
+      {"dmlrt.gpu.cudnn.fp32.tolerance", "1e-4x",
+       "expected a positive number such as 1e-4, or off, got '1e-4x'"},
+      {"dmlrt.gpu.cudnn.fp32.tolerance", "inf",
+       "expected a positive number such as 1e-4, or off, got 'inf'"},
+      {"dmlrt.gpu.cudnn.fp32.tolerance", "",
+       "expected a positive number such as 1e-4, or off, got ''"},
       {"dmlrt.gpu.cudnn.cache.dir", "", "expected a directory name or none, got ''"},
       {"dmlrt.gpu.dnn.budget", "0", std::string(budget_msg) + "0'"},
       {"dmlrt.gpu.dnn.budget", "-1", std::string(budget_msg) + "-1'"},
       {"dmlrt.gpu.dnn.budget", "12X", std::string(budget_msg) + "12X'"},
       {"dmlrt.gpu.dnn.budget", "G", std::string(budget_msg) + "G'"},
-      {"dmlrt.gpu.dnn.budget", "99999999999999999999", std::string(budget_msg) +
-                                                           "99999999999999999999'"},
+      {"dmlrt.gpu.dnn.budget", "99999999999999999999",
+       std::string(budget_msg) + "99999999999999999999'"},
       {"dmlrt.gpu.dnn.budget", "9000000000T", std::string(budget_msg) + "9000000000T'"},
   };
   for (const auto& [key, value, message] : cases) {

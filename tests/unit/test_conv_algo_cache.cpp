@@ -74,7 +74,7 @@ TEST_CASE("conv algo key: every field distinguishes, and the key is one line", "
   const std::string s = base.to_string();
   CHECK(s.find('\t') == std::string::npos);
   CHECK(s.find('\n') == std::string::npos);
-  std::vector<ConvAlgoKey> variants(19, base);
+  std::vector<ConvAlgoKey> variants(20, base);
   variants[0].pass = ConvPass::kBackwardData;
   variants[1].pass = ConvPass::kBackwardFilter;
   variants[2].n = 32;
@@ -94,6 +94,7 @@ TEST_CASE("conv algo key: every field distinguishes, and the key is one line", "
   variants[16].device = "NVIDIA H100 cc9.0";
   variants[17].cudnn_version = 91400;
   variants[18].graph_engines = true;
+  variants[19].accuracy = "0.0001";
   for (size_t i = 0; i < variants.size(); ++i) {
     INFO("variant " << i << ": " << variants[i].to_string());
     CHECK(variants[i].to_string() != s);
