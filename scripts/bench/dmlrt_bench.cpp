@@ -43,6 +43,7 @@
 #include "instructions/instruction.h"
 #include "instructions/opcode_table.h"
 #include "kernels/cuda/elementwise.h"
+#include "launch_floor.h"
 #include "memory/gpu_session.h"
 #include "sampling_profiler.h"
 
@@ -1353,6 +1354,22 @@ void bench_overhead_loop(Bench& b, Env& env) {
     env.sync();
     const double launch_us = seconds_since(tk) * 1e6 / (n / 2 * 2);
     r.extra["bare_kernel_launch_us"] = launch_us;
+    // Any kernel: an empty one, and one with a cell-wise kernel's parameter block.
+    const auto per_launch_us = [&](const std::function<cudaError_t()>& launch_one) {
+      for (int i = 0; i < 200; ++i) DMLRT_CUDA_CHECK(launch_one());
+      env.sync();
+      const Clock::time_point t0 = Clock::now();
+      for (int i = 0; i < n; ++i) DMLRT_CUDA_CHECK(launch_one());
+      env.sync();
+      return seconds_since(t0) * 1e6 / n;
+    };
+    r.extra["empty_kernel_launch_us"] =
+        per_launch_us([&] { return dmlrt_bench::launch_empty(env.stream()); });
+    if (env.fp64())
+      r.extra["params96_kernel_launch_us"] = per_launch_us([&] {
+        return dmlrt_bench::launch_params96(static_cast<const double*>(p.data()),
+                                            static_cast<double*>(q.data()), env.stream());
+      });
     if (r.extra.contains("us_per_instruction"))
       r.extra["dmlrt_above_launch_us"] = r.extra["us_per_instruction"].get<double>() - launch_us;
   } catch (const std::exception& e) {
