@@ -534,6 +534,19 @@ struct Bench {
   }
 };
 
+// A measurement that cannot run (the time budget is spent, or its set-up failed) is recorded with
+// the reason on both sides; true when `r` went into the results that way.
+bool skipped(Bench& b, Record& r, const std::string& setup_error) {
+  if (b.over_budget())
+    r.extra["dmlrt_error"] = r.extra["anchor_error"] = "skipped: time budget spent";
+  else if (!setup_error.empty())
+    r.extra["dmlrt_error"] = r.extra["anchor_error"] = "setup: " + setup_error;
+  else
+    return false;
+  b.results.add(std::move(r));
+  return true;
+}
+
 // Times an instruction line through dmlrt into r (dmlrt_ms, first_call_ms, on_gpu); errors go to
 // r.extra.dmlrt_error. Returns whether a GPU result is there to compare.
 bool time_dmlrt(Env& env, Timer& timer, const std::string& line, Record& r) {
@@ -795,16 +808,7 @@ void bench_conv_case(Bench& b, Env& env, Timer& timer, const ConvCase& cs, int64
     Record r{"conv", std::string(cs.name) + "." + pass_name(pass), env.dtype_name()};
     r.extra["shape"] = shape;
     r.extra["gflop"] = cs.gflop();
-    if (b.over_budget()) {
-      r.extra["dmlrt_error"] = r.extra["anchor_error"] = "skipped: time budget spent";
-      b.results.add(std::move(r));
-      continue;
-    }
-    if (!setup_error.empty()) {
-      r.extra["dmlrt_error"] = r.extra["anchor_error"] = "setup: " + setup_error;
-      b.results.add(std::move(r));
-      continue;
-    }
+    if (skipped(b, r, setup_error)) continue;
     std::string line;
     int64_t out_elems = 0;
     switch (pass) {
@@ -1553,16 +1557,7 @@ void bench_spconv_case(Bench& b, Env& env, Timer& timer, const ConvCase& cs, uin
     Record r{"spconv", base + ".d" + dname.str(), env.dtype_name()};
     r.extra["shape"] = shape;
     r.extra["density"] = density;
-    if (b.over_budget()) {
-      r.extra["dmlrt_error"] = r.extra["anchor_error"] = "skipped: time budget spent";
-      b.results.add(std::move(r));
-      continue;
-    }
-    if (!setup_error.empty()) {
-      r.extra["dmlrt_error"] = r.extra["anchor_error"] = "setup: " + setup_error;
-      b.results.add(std::move(r));
-      continue;
-    }
+    if (skipped(b, r, setup_error)) continue;
     SpconvPoint pt{r.name, sh};
     try {
       auto [w_csr, w_dense] = random_filter(sh.k, crs, density, seed + 1 + di);
