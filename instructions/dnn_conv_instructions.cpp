@@ -478,11 +478,11 @@ dmlrt::gpu::ConvAlgoList time_engines(mem::GpuSession& gpu, cudnnHandle_t h,
 // key records the tolerance, acc=...). The tolerance, dmlrt.gpu.cudnn.fp32.tolerance, defaults to
 // FP32's contract, 1e-4: a first try at 1e-5 also dropped the Winograd and FFT algorithms PyTorch
 // picks for r50.s4 forward and the VGG backward filters, costing up to 1.8x there, and at 1e-4
-// three layers still lose PyTorch's choice (1.1-1.26x; the dropped candidates of the LeNet layers
-// measured 4.6e-4 to 1.4e-3 on the H200, 2026-11-30). "off" accepts whatever times fastest, as
-// PyTorch does. Not checked: FP64 (every algorithm agrees with the CPU to 1e-9 in the tests), TF32
-// sessions (dmlrt.gpu.allow.tf32 accepts TF32's ~1e-3) and inputs whose reference is not finite.
-// Cost: one extra run per candidate and a few cuBLAS calls, once per shape.
+// two or three layers (by run) still lose PyTorch's choice by 1.12-1.26x; the dropped candidates
+// of the LeNet layers measured 4.6e-4 to 1.4e-3 (H200, 2026-11-30). "off" accepts whatever times
+// fastest, as PyTorch does. Not checked: FP64 (every algorithm agrees with the CPU to 1e-9 in the
+// tests), TF32 sessions (dmlrt.gpu.allow.tf32 accepts TF32's ~1e-3) and inputs whose reference is
+// not finite. Cost: one extra run per candidate and a few cuBLAS calls, once per shape.
 
 dmlrt::gpu::ConvAlgoList drop_inaccurate(mem::GpuSession& gpu, cudnnHandle_t h,
                                          kc::GraphPlanMemo& memo, const std::string& key, Pass pass,
