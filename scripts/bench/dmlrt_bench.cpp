@@ -42,6 +42,7 @@
 #include "instructions/execution_context.h"
 #include "instructions/instruction.h"
 #include "instructions/opcode_table.h"
+#include "kernels/cuda/dnn_conv.h"
 #include "kernels/cuda/elementwise.h"
 #include "launch_floor.h"
 #include "memory/gpu_session.h"
@@ -337,18 +338,10 @@ class Timer {
 struct CudnnHandleDestroy {
   void operator()(cudnnHandle_t h) const { cudnnDestroy(h); }
 };
-struct TensorDescDestroy {
-  void operator()(cudnnTensorDescriptor_t d) const { cudnnDestroyTensorDescriptor(d); }
-};
-struct FilterDescDestroy {
-  void operator()(cudnnFilterDescriptor_t d) const { cudnnDestroyFilterDescriptor(d); }
-};
-struct ConvDescDestroy {
-  void operator()(cudnnConvolutionDescriptor_t d) const { cudnnDestroyConvolutionDescriptor(d); }
-};
-using UniqueTensorDesc = gpu::UniqueHandle<cudnnTensorDescriptor_t, TensorDescDestroy>;
-using UniqueFilterDesc = gpu::UniqueHandle<cudnnFilterDescriptor_t, FilterDescDestroy>;
-using UniqueConvDesc = gpu::UniqueHandle<cudnnConvolutionDescriptor_t, ConvDescDestroy>;
+// cuDNN descriptor owners: dmlrt's own (kernels/cuda/dnn_conv.h).
+using kernels::cuda::UniqueConvDesc;
+using kernels::cuda::UniqueFilterDesc;
+using kernels::cuda::UniqueTensorDesc;
 
 // ---- the dmlrt side: a session, an execution context, instruction lines ------------------------
 
