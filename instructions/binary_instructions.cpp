@@ -24,22 +24,10 @@ namespace {
 using kernels::cpu::BinaryOp;
 
 BinaryOp binary_op_of(const std::string& opcode) {
-  static const struct {
-    const char* name;
-    BinaryOp op;
-  } kOps[] = {
-      {"+", BinaryOp::kPlus},      {"-", BinaryOp::kMinus}, {"*", BinaryOp::kMult},
-      {"/", BinaryOp::kDiv},       {"^", BinaryOp::kPow},   {"%%", BinaryOp::kMod},
-      {"%/%", BinaryOp::kIntDiv},  {"==", BinaryOp::kEq},   {"!=", BinaryOp::kNeq},
-      {"<", BinaryOp::kLt},        {">", BinaryOp::kGt},    {"<=", BinaryOp::kLe},
-      {">=", BinaryOp::kGe},       {"&&", BinaryOp::kAnd},  {"||", BinaryOp::kOr},
-      {"min", BinaryOp::kMin},     {"max", BinaryOp::kMax}, {"1-*", BinaryOp::kMinus1Mult},
-      {"-nz", BinaryOp::kMinusNz},
-      {"xor", BinaryOp::kXor},
-  };
-  for (const auto& e : kOps)
-    if (opcode == e.name) return e.op;
-  DMLRT_FAIL(NotSupported, "opcode '" << opcode << "' is not a cell-wise binary op");
+  BinaryOp op = BinaryOp::kPlus;
+  DMLRT_REQUIRE(kernels::cpu::binary_op_from_opcode(opcode, &op), NotSupported,
+                "opcode '" << opcode << "' is not a cell-wise binary op");
+  return op;
 }
 
 bool is_comparison(BinaryOp op) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "gpu_context/error.h"
+#include "instructions/instruction.h"
 
 namespace dmlrt::inst {
 
@@ -83,6 +84,11 @@ void ExecutionContext::set_matrix(const std::string& name,
 
 void ExecutionContext::set_scalar(const Operand& out, const ScalarValue& v) {
   set(out.name, out.value_type == ValueType::kUnknown ? v : v.cast_to(out.value_type));
+}
+
+void Services::run_parts(const std::vector<std::unique_ptr<Instruction>>& parts,
+                         ExecutionContext& ec) {
+  for (const auto& p : parts) p->execute(ec);
 }
 
 }  // namespace dmlrt::inst

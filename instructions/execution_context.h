@@ -57,6 +57,11 @@ class Services {
   virtual std::vector<std::string> function_outputs(const std::string& key) = 0;
   // Program output (print): stdout for the CLI, a buffer for the API.
   virtual std::ostream& out() = 0;
+  // Runs the original lines of a fused instruction (Instruction::parts) in order, as the plan
+  // would have run them. The interpreter times each in -stats and puts its location in front of
+  // its errors; this default just executes them.
+  virtual void run_parts(const std::vector<std::unique_ptr<Instruction>>& parts,
+                         ExecutionContext& ec);
 };
 
 struct RunOptions {

@@ -47,6 +47,9 @@ class Instruction {
   // True when this instruction (for its operand kinds) has a GPU implementation that execute()
   // uses when ExecutionContext::gpu_for answers with a session (instructions/gpu_placement.h).
   virtual bool has_gpu_impl() const { return false; }
+  // The plan lines this instruction stands for when a plan rewrite fused several into it
+  // (instructions/fused_cellwise.h): -explain prints them in its place. Null otherwise.
+  virtual const std::vector<std::unique_ptr<Instruction>>* parts() const { return nullptr; }
 
   const InstructionText& text() const { return text_; }
   const std::string& opcode() const { return text_.opcode; }

@@ -411,6 +411,8 @@ bool apply_config_key(RuntimeConfig& config, const std::string& key, const std::
     config.dnn_budget_bytes = parse_byte_count(key, value);
   } else if (key == "dmlrt.rewrite.fuse_conv_relu") {
     config.rewrite_fuse_conv_relu = parse_bool(key, value);
+  } else if (key == "dmlrt.rewrite.fuse_cellwise") {
+    config.rewrite_fuse_cellwise = parse_bool(key, value);
   } else {
     return false;
   }

@@ -34,8 +34,10 @@ struct RuntimeConfig {
   // dmlrt.gpu.cudnn.fp32.tolerance: the norm-wise error an FP32 convolution algorithm may show
   // against a GEMM-ordered one before it is dropped ("off" = infinity: no check).
   double fp32_conv_tolerance = 1e-4;
-  // Plan rewrites (runtime/plan_rewrites.h): fuse conv2d_bias_add with a following ReLU.
+  // Plan rewrites (runtime/plan_rewrites.h): fuse conv2d_bias_add with a following ReLU; run
+  // chains of cell-wise lines as one GPU kernel each.
   bool rewrite_fuse_conv_relu = true;  // dmlrt.rewrite.fuse_conv_relu
+  bool rewrite_fuse_cellwise = true;   // dmlrt.rewrite.fuse_cellwise
 };
 
 // "double" | "single" (case-insensitive); throws ParseError naming `what` otherwise.

@@ -57,8 +57,14 @@ class Printer {
     for (const auto& b : bs) block(*b, level);
   }
 
+  // A fused instruction prints the lines it stands for, so the output runs again as written.
   void instructions(const InstructionList& list, int level) {
-    for (const auto& i : list) os_ << dashes(level) << render(i->text().raw) << "\n";
+    for (const auto& i : list) {
+      if (const InstructionList* parts = i->parts())
+        instructions(*parts, level);
+      else
+        os_ << dashes(level) << render(i->text().raw) << "\n";
+    }
   }
 
   static const char* keyword(BlockKind k) {

@@ -97,6 +97,11 @@ void Interpreter::finish_gpu_instruction(const inst::Instruction& i, inst::Execu
 #endif
 }
 
+void Interpreter::run_parts(const InstructionList& parts, inst::ExecutionContext& ec) {
+  run_instructions(parts, ec);
+  parts_ran_ = true;
+}
+
 void Interpreter::run_blocks(const std::vector<BlockPtr>& blocks, inst::ExecutionContext& ec) {
   for (const auto& b : blocks) run_block(*b, ec);
 }
@@ -112,13 +117,18 @@ void Interpreter::run_instructions(const InstructionList& list, inst::ExecutionC
         const auto t0 = std::chrono::steady_clock::now();
         i->execute(ec);
         const std::chrono::duration<double> dt = std::chrono::steady_clock::now() - t0;
-        if (ec.ran_on_gpu())
+        if (parts_ran_)
+          parts_ran_ = false;  // recorded part by part
+        else if (ec.ran_on_gpu())
           finish_gpu_instruction(*i, ec);
         else
           stats_->record(i->stats_name(), dt.count());
       } else {
         i->execute(ec);
-        if (ec.ran_on_gpu()) finish_gpu_instruction(*i, ec);
+        if (parts_ran_)
+          parts_ran_ = false;
+        else if (ec.ran_on_gpu())
+          finish_gpu_instruction(*i, ec);
       }
     } catch (const std::exception& e) {
       if (has_plan_location(e.what(), *i)) throw;

@@ -30,6 +30,9 @@ class Interpreter final : public inst::Services {
                                          std::vector<inst::Value> args) override;
   std::vector<std::string> function_outputs(const std::string& key) override;
   std::ostream& out() override { return *out_; }
+  // Each part timed and located as a line of its own; the fused instruction itself is then not
+  // counted in -stats.
+  void run_parts(const InstructionList& parts, inst::ExecutionContext& ec) override;
 
   // Nested function calls deeper than this fail with "recursion depth exceeded" instead of
   // overflowing the native stack.
@@ -51,6 +54,8 @@ class Interpreter final : public inst::Services {
   Statistics* stats_;
   inst::RunOptions options_;
   int call_depth_ = 0;
+  // Set by run_parts: the instruction that called it is not recorded in -stats (its parts were).
+  bool parts_ran_ = false;
 };
 
 }  // namespace dmlrt::runtime

@@ -1,16 +1,22 @@
-// Plan rewrites; see plan_rewrites.h. One pass so far: conv2d_bias_add followed by a ReLU written
-// as max(A, 0) becomes one conv2d_bias_add_relu (inst::make_conv2d_bias_add_relu), which on the GPU
-// applies the ReLU to the convolution's output in place instead of a second cell-wise pass.
+// Plan rewrites; see plan_rewrites.h. Two passes: conv2d_bias_add followed by a ReLU written as
+// max(A, 0) becomes one conv2d_bias_add_relu (inst::make_conv2d_bias_add_relu), which on the GPU
+// applies the ReLU to the convolution's output in place instead of a second cell-wise pass; and
+// chains of cell-wise lines become one fused instruction each (instructions/fused_cellwise.h),
+// one GPU kernel instead of one per line.
 #include "runtime/plan_rewrites.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <optional>
+#include <set>
+#include <unordered_map>
 
 #include "gpu_context/error.h"
 #include "gpu_context/log.h"
 #include "instructions/dnn_families.h"
+#include "instructions/fused_cellwise.h"
 #include "instructions/opcode_table.h"
 #include "instructions/operand.h"
 
@@ -192,11 +198,166 @@ inst::InstructionPtr make_cpvar(const std::string& src, const std::string& dst,
   return inst::make_instruction(std::move(t));
 }
 
+// Note [Fusing cell-wise chains]
+// A tiny GPU instruction costs the kernel launch (~4.5 us on the H200 hosts, ~85 % of a 1x1 op),
+// and SystemDS compiles expressions such as the SGD-Nesterov update
+//   createvar T1; +* dW 5.0E-4 W T1; rmvar dW; createvar T2; -* V 0.01 T1 T2; rmvar T1;
+//   createvar T3; +* P 1.9 T2 T3
+// into one line per operator. The pass finds such chains in a GENERIC block and replaces each by
+// one instruction (inst::make_fused_cellwise) whose GPU path evaluates every step per cell in
+// registers (kernels/cuda/fused_cellwise.h): one launch, each input read once, only the values
+// someone can observe written. A chain is a window of lines:
+//  * the steps: cell-wise lines with a matrix output and a device kernel (inst::cell_op_of), of
+//    one execution type (CP or GPU), each after the first reading a value an earlier step wrote
+//    (a connected chain: unrelated lines keep their own kernels and shapes);
+//  * between them only createvar and rmvar lines, which move: on the fused path every createvar
+//    runs before the kernel and every rmvar after it. That is the plan's meaning as long as a
+//    createvar'd name is named by no earlier line of the window, no step reads it before a step
+//    wrote it, and an rmvar'd name is named by no later line of the window; a line that would
+//    break this ends the window;
+//  * at most kFusedCellMaxSteps steps, kFusedCellMaxInputs matrix inputs, kFusedCellMaxScalars
+//    scalar operands and kFusedCellMaxOutputs outputs (fields of the kernel's parameter block).
+// A step reads a variable written by an earlier step from that step's register (the last write
+// before it), any other matrix as an input of the chain. Of each variable the steps write, the last
+// value is written to memory (bound to the variable) unless it is dead: removed by an rmvar of the
+// window, or the first line after the window that names it is an rmvar of it. Earlier values of
+// a variable written twice are seen by no line, and dead ones only by their rmvar.
+// At run time the chain falls back to its original lines, run one by one exactly as written, when
+// it does not fit the kernel (instructions/fused_cellwise.h lists when), so results, errors and
+// messages are those of the plan; on the fused path the values are the separate kernels' bits
+// (Note [Fused cell-wise programs]). -explain prints the original lines; -stats counts the chain
+// as gpu_fused(op,op,...) or, when it fell back, line by line.
+
+// The variable names an rmvar removes.
+std::vector<std::string> rmvar_names(const inst::InstructionText& t) {
+  std::vector<std::string> names;
+  for (const std::string& f : t.fields) names.push_back(name_part(f));
+  return names;
+}
+
+// The chain being grown from one start line; copied per line so that a rejected line changes
+// nothing.
+struct ChainState {
+  inst::FusedCellPlan plan;
+  std::unordered_map<std::string, int> reg;     // variable -> step holding its latest value
+  std::unordered_map<std::string, int> input;   // variable -> input number
+  std::set<std::string> mentioned, created, removed;
+  size_t last_step = 0;                          // list index of the last step
+};
+
+// Adds step line `t` (cell op `c`) to `st`; false when the line cannot join the chain.
+bool add_step(ChainState& st, const inst::CellOpText& c, bool first) {
+  const std::vector<inst::Operand>& in = c.inputs;
+  bool connected = false;
+  for (const inst::Operand& o : in) {
+    if (st.removed.count(o.name) != 0 && !o.literal) return false;
+    if (o.is_matrix() && st.reg.count(o.name) != 0) connected = true;
+  }
+  if (!first && !connected) return false;
+  if (st.removed.count(c.output.name) != 0) return false;
+  if (static_cast<int>(st.plan.steps.size()) >= inst::kFusedCellMaxSteps) return false;
+  // Operands a step reads as full (chain-shaped) matrices; a binary step's right matrix may be
+  // broadcast as a vector when its left operand is a matrix.
+  auto full_only = [&](size_t k) {
+    if (c.kind != inst::CellOpKind::kBinary) return true;
+    return k == 0 || !in[0].is_matrix();
+  };
+  inst::FusedCellStep step;
+  step.kind = c.kind;
+  step.op = c.op;
+  for (size_t k = 0; k < in.size(); ++k) {
+    const inst::Operand& o = in[k];
+    inst::FusedCellArg a;
+    if (o.is_scalar()) {
+      if (static_cast<int>(st.plan.scalars.size()) >= inst::kFusedCellMaxScalars) return false;
+      a.kind = inst::FusedCellArg::Kind::kScalar;
+      a.index = static_cast<int>(st.plan.scalars.size());
+      st.plan.scalars.push_back(o);
+      if (!o.literal) st.mentioned.insert(o.name);
+    } else if (auto r = st.reg.find(o.name); r != st.reg.end()) {
+      a.kind = inst::FusedCellArg::Kind::kStep;
+      a.index = r->second;
+    } else {
+      if (st.created.count(o.name) != 0) return false;  // a fresh createvar read before written
+      auto it = st.input.find(o.name);
+      if (it == st.input.end()) {
+        if (static_cast<int>(st.plan.inputs.size()) >= inst::kFusedCellMaxInputs) return false;
+        it = st.input.emplace(o.name, static_cast<int>(st.plan.inputs.size())).first;
+        st.plan.inputs.push_back(o.name);
+        st.plan.input_full.push_back(false);
+        st.mentioned.insert(o.name);
+      }
+      a.kind = inst::FusedCellArg::Kind::kInput;
+      a.index = it->second;
+      if (full_only(k)) st.plan.input_full[static_cast<size_t>(it->second)] = true;
+    }
+    step.args.push_back(a);
+  }
+  st.reg[c.output.name] = static_cast<int>(st.plan.steps.size());
+  st.mentioned.insert(c.output.name);
+  st.plan.steps.push_back(std::move(step));
+  return true;
+}
+
+// Grows the chain that starts with the step at list[start]; the window is [start, last_step].
+ChainState grow_chain(const InstructionList& list, size_t start, const inst::CellOpText& first) {
+  ChainState st;
+  const inst::ExecType exec = list[start]->exec_type();
+  add_step(st, first, /*first=*/true);
+  st.last_step = start;
+  for (size_t j = start + 1; j < list.size(); ++j) {
+    const inst::InstructionText& t = list[j]->text();
+    ChainState next = st;
+    if (t.opcode == "createvar" && !t.fields.empty()) {
+      const std::string x = name_part(t.fields[0]);
+      if (next.mentioned.count(x) != 0) break;
+      next.mentioned.insert(x);
+      next.created.insert(x);
+    } else if (t.opcode == "rmvar") {
+      for (const std::string& x : rmvar_names(t)) {
+        next.mentioned.insert(x);
+        next.removed.insert(x);
+      }
+    } else {
+      const std::optional<inst::CellOpText> c = inst::cell_op_of(t);
+      if (!c || t.exec_type != exec || !add_step(next, *c, /*first=*/false)) break;
+      next.last_step = j;
+    }
+    st = std::move(next);
+  }
+  return st;
+}
+
+// The (step, variable) outputs of a chain over window [start, end]: the last value of each
+// variable the steps write, unless dead (see the Note).
+std::vector<std::pair<int, std::string>> chain_outputs(const InstructionList& list, size_t start,
+                                                       size_t end, const ChainState& st) {
+  std::set<std::string> removed;  // by the window's own rmvar lines
+  for (size_t j = start; j <= end; ++j)
+    if (list[j]->text().opcode == "rmvar")
+      for (const std::string& x : rmvar_names(list[j]->text())) removed.insert(x);
+  std::vector<std::pair<int, std::string>> outs;
+  for (const auto& [name, step] : st.reg) {
+    bool dead = removed.count(name) != 0;
+    for (size_t k = end + 1; !dead && k < list.size(); ++k) {
+      const inst::InstructionText& t = list[k]->text();
+      if (!mentions(t, name)) continue;
+      dead = is_rmvar_of(t, name);
+      break;
+    }
+    if (!dead) outs.emplace_back(step, name);
+  }
+  std::sort(outs.begin(), outs.end());
+  return outs;
+}
+
 void rewrite_blocks(std::vector<BlockPtr>& blocks, const RuntimeConfig& config,
                     RewriteReport& report) {
   for (BlockPtr& b : blocks) {
     if (b->kind == BlockKind::kGeneric && config.rewrite_fuse_conv_relu)
       report.conv_relu_fused += fuse_conv_bias_add_relu(b->instructions);
+    if (b->kind == BlockKind::kGeneric && config.rewrite_fuse_cellwise)
+      report.cellwise_chains += fuse_cellwise_chains(b->instructions, &report.cellwise_steps);
     rewrite_blocks(b->body, config, report);
     rewrite_blocks(b->else_body, config, report);
   }
@@ -220,6 +381,35 @@ int fuse_conv_bias_add_relu(InstructionList& list) {
   return fused;
 }
 
+int fuse_cellwise_chains(InstructionList& list, int* steps) {
+  int fused = 0;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const std::optional<inst::CellOpText> first = inst::cell_op_of(list[i]->text());
+    if (!first) continue;
+    ChainState st = grow_chain(list, i, *first);
+    if (st.plan.steps.size() < 2) continue;
+    const size_t end = st.last_step;
+    st.plan.outputs = chain_outputs(list, i, end, st);
+    if (st.plan.outputs.empty() ||
+        static_cast<int>(st.plan.outputs.size()) > inst::kFusedCellMaxOutputs)
+      continue;
+    std::vector<inst::InstructionPtr> parts;
+    std::vector<bool> is_step;
+    for (size_t j = i; j <= end; ++j) {
+      const std::string& op = list[j]->opcode();
+      is_step.push_back(op != "createvar" && op != "rmvar");
+      parts.push_back(std::move(list[j]));
+    }
+    const int n_steps = static_cast<int>(st.plan.steps.size());
+    list[i] = inst::make_fused_cellwise(std::move(st.plan), std::move(parts), std::move(is_step));
+    list.erase(list.begin() + static_cast<std::ptrdiff_t>(i) + 1,
+               list.begin() + static_cast<std::ptrdiff_t>(end) + 1);
+    ++fused;
+    if (steps != nullptr) *steps += n_steps;
+  }
+  return fused;
+}
+
 RewriteReport apply_plan_rewrites(Program& program, const RuntimeConfig& config) {
   RewriteReport report;
   for (auto& kv : program.functions) rewrite_blocks(kv.second.body, config, report);
@@ -228,6 +418,9 @@ RewriteReport apply_plan_rewrites(Program& program, const RuntimeConfig& config)
     DMLRT_DEBUG("plan rewrites: " << report.conv_relu_fused
                                   << " conv2d_bias_add + relu pair(s) fused into "
                                   << kConvBiasAddReluOpcode);
+  if (report.cellwise_chains > 0)
+    DMLRT_DEBUG("plan rewrites: " << report.cellwise_steps << " cell-wise lines fused into "
+                                  << report.cellwise_chains << " chain(s)");
   return report;
 }
 

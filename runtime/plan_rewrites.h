@@ -12,6 +12,8 @@ namespace dmlrt::runtime {
 // What the rewrites changed, for the debug log and tests.
 struct RewriteReport {
   int conv_relu_fused = 0;  // conv2d_bias_add + max(., 0) pairs fused
+  int cellwise_chains = 0;  // cell-wise chains fused
+  int cellwise_steps = 0;   // the lines in them
 };
 
 // Applies every rewrite `config` enables (dmlrt.rewrite.*) to the main program and all functions.
@@ -20,6 +22,10 @@ RewriteReport apply_plan_rewrites(Program& program, const RuntimeConfig& config)
 // The conv + ReLU pass on one instruction list (a GENERIC block's body); returns how many pairs it
 // fused. See Note [Fusing conv2d_bias_add and ReLU] in plan_rewrites.cpp for when it fires.
 int fuse_conv_bias_add_relu(InstructionList& list);
+
+// The cell-wise chain pass on one instruction list: returns how many chains it fused and adds
+// their lines to *steps. See Note [Fusing cell-wise chains] in plan_rewrites.cpp.
+int fuse_cellwise_chains(InstructionList& list, int* steps = nullptr);
 
 // The opcode the fused instruction reports (-explain, -stats): `conv2d_bias_add_relu`, with
 // conv2d_bias_add's operand layout.

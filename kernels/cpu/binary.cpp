@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -347,6 +348,29 @@ double modulus(double x, double y) {
   // Modulus.execute: NaN for y == 0, else x - (x %/% y) * y; the sign follows x (-7 %% 2 == -1).
   if (y == 0.0) return kNaN;
   return x - int_divide(x, y) * y;
+}
+
+bool binary_op_from_opcode(const std::string& opcode, BinaryOp* op) {
+  static const struct {
+    const char* name;
+    BinaryOp op;
+  } kOps[] = {
+      {"+", BinaryOp::kPlus},      {"-", BinaryOp::kMinus}, {"*", BinaryOp::kMult},
+      {"/", BinaryOp::kDiv},       {"^", BinaryOp::kPow},   {"%%", BinaryOp::kMod},
+      {"%/%", BinaryOp::kIntDiv},  {"==", BinaryOp::kEq},   {"!=", BinaryOp::kNeq},
+      {"<", BinaryOp::kLt},        {">", BinaryOp::kGt},    {"<=", BinaryOp::kLe},
+      {">=", BinaryOp::kGe},       {"&&", BinaryOp::kAnd},  {"||", BinaryOp::kOr},
+      {"min", BinaryOp::kMin},     {"max", BinaryOp::kMax}, {"1-*", BinaryOp::kMinus1Mult},
+      {"-nz", BinaryOp::kMinusNz},
+      {"xor", BinaryOp::kXor},
+  };
+  for (const auto& e : kOps) {
+    if (opcode == e.name) {
+      *op = e.op;
+      return true;
+    }
+  }
+  return false;
 }
 
 double binary_apply(BinaryOp op, double x, double y) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "kernels/matrix_block.h"
 
@@ -32,6 +33,9 @@ enum class BinaryOp {
   kMinusNz,     // -nz: x != 0 ? x - y : 0
   kXor,         // xor: (x != 0) != (y != 0)
 };
+
+// The op of a SystemDS opcode ("+", "min", "1-*", ...); false when `opcode` is none of them.
+bool binary_op_from_opcode(const std::string& opcode, BinaryOp* op);
 
 // One cell of `op` with SystemDS CP semantics (see binary.cpp for the Java-derived details).
 double binary_apply(BinaryOp op, double x, double y);

@@ -3,6 +3,7 @@
 // per-cell switch; contiguous operands move as 16-byte vectors (Note [Vectorised cell access] in
 // kernel_utils.cuh). See elementwise.h for the operand shapes.
 #include "gpu_context/cuda_check.h"
+#include "kernels/cuda/cell_ops.cuh"
 #include "kernels/cuda/elementwise.h"
 #include "kernels/cuda/kernel_utils.cuh"
 #include "kernels/scalar_ops.h"
@@ -15,49 +16,7 @@ using cpu::Broadcast;
 using cpu::TernaryOp;
 namespace ops = kernels::ops;
 
-// One cell of Op with SystemDS CP semantics (kernels/cpu/binary.cpp).
-template <BinaryOp Op, typename T>
-__device__ __forceinline__ T cell(T x, T y) {
-  constexpr T kOne = T(1), kZero = T(0);
-  if constexpr (Op == BinaryOp::kPlus)
-    return x + y;
-  else if constexpr (Op == BinaryOp::kMinus)
-    return x - y;
-  else if constexpr (Op == BinaryOp::kMult)
-    return x * y;
-  else if constexpr (Op == BinaryOp::kDiv)
-    return x / y;
-  else if constexpr (Op == BinaryOp::kPow)
-    return ops::java_pow(x, y);
-  else if constexpr (Op == BinaryOp::kMod)
-    return ops::modulus(x, y);
-  else if constexpr (Op == BinaryOp::kIntDiv)
-    return ops::int_divide(x, y);
-  else if constexpr (Op == BinaryOp::kEq)
-    return x == y ? kOne : kZero;
-  else if constexpr (Op == BinaryOp::kNeq)
-    return x != y ? kOne : kZero;
-  else if constexpr (Op == BinaryOp::kLt)
-    return x < y ? kOne : kZero;
-  else if constexpr (Op == BinaryOp::kGt)
-    return x > y ? kOne : kZero;
-  else if constexpr (Op == BinaryOp::kLe)
-    return x <= y ? kOne : kZero;
-  else if constexpr (Op == BinaryOp::kGe)
-    return x >= y ? kOne : kZero;
-  else if constexpr (Op == BinaryOp::kAnd)
-    return ops::truthy(x) && ops::truthy(y) ? kOne : kZero;
-  else if constexpr (Op == BinaryOp::kOr)
-    return ops::truthy(x) || ops::truthy(y) ? kOne : kZero;
-  else if constexpr (Op == BinaryOp::kMin)
-    return ops::java_min(x, y);
-  else if constexpr (Op == BinaryOp::kMax)
-    return ops::java_max(x, y);
-  else if constexpr (Op == BinaryOp::kMinus1Mult)
-    return ops::sub_rn(kOne, ops::mul_rn(x, y));
-  else
-    return x != kZero ? x - y : kZero;  // kMinusNz
-}
+using cellops::cell;
 
 // The one op switch of this family.
 template <typename F>

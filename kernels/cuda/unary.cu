@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "gpu_context/cuda_check.h"
+#include "kernels/cuda/cell_ops.cuh"
 #include "kernels/cuda/kernel_utils.cuh"
 #include "kernels/cuda/unary.h"
 #include "kernels/scalar_ops.h"
@@ -14,52 +15,7 @@ using cpu::CumOp;
 using cpu::UnaryOp;
 namespace ops = kernels::ops;
 
-// One cell of Op (kernels/cpu/unary.cpp apply_unary).
-template <UnaryOp Op, typename T>
-__device__ __forceinline__ T unary_cell(T x) {
-  if constexpr (Op == UnaryOp::kExp)
-    return exp(x);
-  else if constexpr (Op == UnaryOp::kLog)
-    return log(x);
-  else if constexpr (Op == UnaryOp::kAbs)
-    return fabs(x);
-  else if constexpr (Op == UnaryOp::kSqrt)
-    return sqrt(x);
-  else if constexpr (Op == UnaryOp::kRound)
-    return ops::java_round(x);
-  else if constexpr (Op == UnaryOp::kFloor)
-    return floor(x);
-  else if constexpr (Op == UnaryOp::kCeil)
-    return ceil(x);
-  else if constexpr (Op == UnaryOp::kSin)
-    return sin(x);
-  else if constexpr (Op == UnaryOp::kCos)
-    return cos(x);
-  else if constexpr (Op == UnaryOp::kTan)
-    return tan(x);
-  else if constexpr (Op == UnaryOp::kSinh)
-    return sinh(x);
-  else if constexpr (Op == UnaryOp::kCosh)
-    return cosh(x);
-  else if constexpr (Op == UnaryOp::kTanh)
-    return tanh(x);
-  else if constexpr (Op == UnaryOp::kAsin)
-    return asin(x);
-  else if constexpr (Op == UnaryOp::kAcos)
-    return acos(x);
-  else if constexpr (Op == UnaryOp::kAtan)
-    return atan(x);
-  else if constexpr (Op == UnaryOp::kSign)
-    return ops::java_signum(x);
-  else if constexpr (Op == UnaryOp::kSigmoid)
-    return ops::sigmoid(x);
-  else if constexpr (Op == UnaryOp::kNot)
-    return x == T(0) ? T(1) : T(0);  // !NaN == 0
-  else if constexpr (Op == UnaryOp::kSquare)
-    return x * x;
-  else
-    return x + x;  // kTimes2
-}
+using cellops::unary_cell;
 
 // Cell-wise builtins go through the vectorised map (Note [Vectorised cell access] in
 // kernel_utils.cuh). One 4-byte (FP32) or 8-byte (FP64) load per thread left exp at 49 % / 55 %

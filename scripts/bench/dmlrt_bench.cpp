@@ -46,6 +46,9 @@
 #include "kernels/cuda/elementwise.h"
 #include "launch_floor.h"
 #include "memory/gpu_session.h"
+#include "runtime/config.h"
+#include "runtime/plan_parser.h"
+#include "runtime/plan_rewrites.h"
 #include "sampling_profiler.h"
 
 namespace {
@@ -542,22 +545,34 @@ bool skipped(Bench& b, Record& r, const std::string& setup_error) {
 
 // Times an instruction line through dmlrt into r (dmlrt_ms, first_call_ms, on_gpu); errors go to
 // r.extra.dmlrt_error. Returns whether a GPU result is there to compare.
+bool time_instruction(Env& env, Timer& timer, inst::Instruction& i, Record& r);
+
 bool time_dmlrt(Env& env, Timer& timer, const std::string& line, Record& r) {
   try {
     inst::InstructionPtr i = env.parse(line);
-    if (!i->has_gpu_impl()) {
-      r.extra["dmlrt_error"] = "no GPU implementation of " + i->opcode() + " yet (not run)";
+    return time_instruction(env, timer, *i, r);
+  } catch (const std::exception& e) {
+    r.extra["dmlrt_error"] = e.what();
+    return false;
+  }
+}
+
+// Times one parsed instruction (the first call apart) into r.dmlrt_ms.
+bool time_instruction(Env& env, Timer& timer, inst::Instruction& i, Record& r) {
+  try {
+    if (!i.has_gpu_impl()) {
+      r.extra["dmlrt_error"] = "no GPU implementation of " + i.opcode() + " yet (not run)";
       return false;
     }
     const Clock::time_point t = Clock::now();
-    const bool on_gpu = env.exec(*i);
+    const bool on_gpu = env.exec(i);
     env.sync();
     r.extra["first_call_ms"] = seconds_since(t) * 1e3;
     if (!on_gpu) {
       r.extra["dmlrt_error"] = "ran on the CPU";
       return false;
     }
-    const Timed tm = timer.time([&] { env.exec(*i); });
+    const Timed tm = timer.time([&] { env.exec(i); });
     r.dmlrt_ms = tm.median_ms;
     r.extra["dmlrt_timing"] = timed_json(tm);
     return true;
@@ -1195,6 +1210,61 @@ void bench_gemm(Bench& b, Env& env, Timer& timer) {
 
 // ---- (c) cell-wise ops and reductions vs the copy bandwidth ------------------------------------
 
+// A fused cell-wise chain (Note [Fusing cell-wise chains]): the SGD-Nesterov update of the LeNet
+// plan, three +* / -* lines over four inputs, as the plan rewrite fuses it (T1 dead, T2 and OUT
+// written): 4 reads + 2 writes of n cells against the copy bandwidth. The extra holds the three
+// lines run unfused (3 + 3 + 3 reads and 3 writes).
+void bench_fused_chain(Bench& b, Env& env, Timer& timer, double copy_gbps, double bytes1) {
+  Record r{"cell", "fused_sgd_chain_2^27", env.dtype_name()};
+  if (b.over_budget()) {
+    r.extra["dmlrt_error"] = "skipped: time budget spent";
+    b.results.add(std::move(r));
+    return;
+  }
+  const double bytes = 6 * bytes1;
+  r.extra["bytes"] = bytes;
+  if (std::isfinite(copy_gbps)) {
+    r.anchor_ms = bytes / (copy_gbps * 1e6);
+    r.extra["copy_gbps"] = copy_gbps;
+  } else {
+    r.extra["anchor_error"] = "no copy bandwidth measured";
+  }
+  try {
+    env.rand("Z", 8192, 16384, 53);
+    env.rand("W", 8192, 16384, 54);
+    const std::vector<std::string> lines = {
+        "GPU°+*°" + mat("X") + "°5.0E-4·SCALAR·FP64·true°" + mat("Y") + "°" + mat("T1"),
+        "GPU°-*°" + mat("Z") + "°0.01·SCALAR·FP64·true°" + mat("T1") + "°" + mat("T2"),
+        "CP°rmvar°T1",
+        "GPU°+*°" + mat("W") + "°1.9·SCALAR·FP64·true°" + mat("T2") + "°" + mat("OUT")};
+    std::string plan = "PROGRAM\n--MAIN PROGRAM\n----GENERIC (lines 1-4) [recompile=false]\n";
+    for (const std::string& l : lines) plan += "------" + l + "\n";
+    runtime::Program p = runtime::parse_plan(plan, "bench");
+    const runtime::RuntimeConfig config;  // the default rewrites
+    runtime::apply_plan_rewrites(p, config);
+    const runtime::InstructionList& list = p.main.at(0)->instructions;
+    DMLRT_REQUIRE(list.size() == 1 && list[0]->parts() != nullptr, RuntimeError,
+                  "dmlrt_bench: the SGD chain was not fused");
+    if (time_instruction(env, timer, *list[0], r) && std::isfinite(r.dmlrt_ms)) {
+      const double gbps = bytes / r.dmlrt_ms * 1e-6;
+      r.extra["dmlrt_gbps"] = gbps;
+      if (std::isfinite(copy_gbps)) r.extra["fraction_of_copy"] = gbps / copy_gbps;
+    }
+    double unfused_ms = 0;
+    for (const std::string& l : lines) {
+      if (l.rfind("GPU", 0) != 0) continue;
+      Record part{"cell", "part", env.dtype_name()};
+      if (time_dmlrt(env, timer, l, part)) unfused_ms += part.dmlrt_ms;
+    }
+    r.extra["unfused_ms"] = unfused_ms;
+    r.extra["note"] = "fused chain of 3 lines; unfused " + std::to_string(unfused_ms) + " ms";
+  } catch (const std::exception& e) {
+    r.extra["dmlrt_error"] = e.what();
+  }
+  env.drop({"Z", "W", "T1", "T2", "OUT"});
+  b.results.add(std::move(r));
+}
+
 void bench_cell(Bench& b, Env& env, Timer& timer) {
   const int64_t rows = 8192, cols = 16384, n = rows * cols;  // 2^27 cells
   const double bytes1 = static_cast<double>(n) * env.elem();
@@ -1260,6 +1330,7 @@ void bench_cell(Bench& b, Env& env, Timer& timer) {
     env.drop({"OUT", "s"});
     b.results.add(std::move(r));
   }
+  bench_fused_chain(b, env, timer, copy_gbps, bytes1);
   env.drop({"X", "Y"});
 }
 

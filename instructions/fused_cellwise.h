@@ -1,0 +1,79 @@
+// Fused cell-wise chains (built by the plan rewrite of runtime/plan_rewrites.cpp, Note [Fusing
+// cell-wise chains]): what one cell-wise line computes (cell_op_of), the chain a run of such lines
+// forms (FusedCellPlan), and the instruction that runs the chain as one GPU kernel
+// (kernels/cuda/fused_cellwise.h) or, where it cannot, runs the original lines one by one.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "instructions/instruction.h"
+
+namespace dmlrt::inst {
+
+enum class CellOpKind { kBinary, kUnary, kTernary };
+
+// One cell-wise line with matrix output that has a GPU kernel: binary (matrix-matrix or
+// matrix-scalar, every op but xor), unary builtin (exp ... sigmoid, !, ^2, *2; not isnan) or
+// ternary (+*, -*, ifelse).
+struct CellOpText {
+  CellOpKind kind = CellOpKind::kBinary;
+  int op = 0;                   // kernels::cpu::BinaryOp, UnaryOp or TernaryOp
+  std::vector<Operand> inputs;  // 2, 1 or 3, in operand order
+  Operand output;
+};
+
+// The cell-wise op of `t`, or nullopt when `t` is not such a line (other opcodes, scalar outputs,
+// ¶name¶ placeholders, a malformed line: those are left to their own instruction).
+std::optional<CellOpText> cell_op_of(const InstructionText& t);
+
+// Where a step's argument comes from.
+struct FusedCellArg {
+  enum class Kind { kStep, kInput, kScalar };
+  Kind kind = Kind::kStep;
+  int index = 0;
+};
+
+struct FusedCellStep {
+  CellOpKind kind = CellOpKind::kBinary;
+  int op = 0;
+  std::vector<FusedCellArg> args;
+};
+
+// A chain: steps in order; the matrix variables read from before the chain (`inputs`), of which
+// `input_full[k]` must have the chain's shape (the others may be the right operand of a binary
+// step broadcast as a row or column vector); scalar operands; and the (step, variable) pairs
+// bound after the chain. The chain's shape is that of `inputs[0]`, which step 0 reads as a full
+// operand.
+struct FusedCellPlan {
+  std::vector<FusedCellStep> steps;
+  std::vector<std::string> inputs;
+  std::vector<bool> input_full;
+  std::vector<Operand> scalars;
+  std::vector<std::pair<int, std::string>> outputs;
+};
+
+// Limits of one chain (those of the kernel's program, kernels/cuda/fused_cellwise.h).
+inline constexpr int kFusedCellMaxSteps = 16;
+inline constexpr int kFusedCellMaxInputs = 8;
+inline constexpr int kFusedCellMaxOutputs = 8;
+inline constexpr int kFusedCellMaxScalars = 16;
+
+// The instruction of a chain. `parts` are the original lines in their order: the chain's steps
+// (`is_step[i]`) and the createvar / rmvar lines between them. On the GPU it runs every createvar,
+// the chain as one kernel, then every rmvar (the rewrite checked that this order is equivalent);
+// elsewhere, or when an operand does not fit the chain at run time (a CPU placement, a missing or
+// unread input, a shape the kernel does not broadcast, an empty matrix, a string scalar), it runs
+// `parts` through ExecutionContext::services().run_parts, exactly as the plan would have.
+InstructionPtr make_fused_cellwise(FusedCellPlan plan, std::vector<InstructionPtr> parts,
+                                   std::vector<bool> is_step);
+
+// The chain of an instruction make_fused_cellwise built; null for any other instruction.
+const FusedCellPlan* fused_cellwise_plan(const Instruction& i);
+
+// The name the chain reports in -stats: "fused(op,op,...)".
+std::string fused_cellwise_name(const std::vector<std::string>& opcodes);
+
+}  // namespace dmlrt::inst
