@@ -1,4 +1,6 @@
 // Fused cell-wise programs; see fused_cellwise.h, Note [Fused cell-wise programs].
+#include <type_traits>
+
 #include "gpu_context/cuda_check.h"
 #include "gpu_context/error.h"
 #include "kernels/cuda/cell_ops.cuh"
@@ -16,117 +18,282 @@ using cellops::cell;
 using cellops::unary_cell;
 namespace ops = kernels::ops;
 
-// The program with its scalars in the element type: the kernel's parameter block.
+// Note [Fused kernel layout]
+// A first version kept the step values of each cell in a per-thread array indexed by step number:
+// the dynamic index put the array in local memory, ~2048 threads x 96-176 bytes per SM, more than
+// L1 holds, so the values went through L2. The SGD chain of the benchmark ran at 71 % (FP64) and
+// 42 % (FP32) of the copy bandwidth, slower in FP32 than its three separate kernels. Now:
+//  * each value gets a slot, assigned on the host by a linear scan over the steps (a value's slot
+//    is free again after its last reader; outputs keep theirs), and the slots live in shared
+//    memory, where a dynamic index costs nothing;
+//  * the inputs are loaded first, all of them, into slots of their own: loading each where a step
+//    first reads it left one batch of loads in flight per step (~70 % of the copy bandwidth for
+//    the three-step SGD chain in both precisions; 83 % FP64 with the inputs first);
+//  * each thread handles several cells per step, so the op and operand switches run once per
+//    group, and the op loop is unrolled over values held in registers. FP32 was still at 59 %
+//    with 4 cells of one word each (instruction-bound: a load, a shared store and a shared load per
+//    cell and input), so chains whose inputs are all full move 16-byte vectors (4 FP32 or 2 FP64
+//    cells) between global memory, shared memory and registers; row and column vector inputs
+//    keep one cell per access.
+constexpr int kFusedThreads = 256;
+
+// The program with its scalars in the element type and its slots: the kernel's parameter block.
 template <typename T>
 struct DeviceProgram {
   int32_t steps, inputs, outputs;
-  bool any_vector;  // an input is a row or column vector: the cell's (r, c) is needed
+  bool any_vector;  // an input is a row or column vector: the cells' (r, c) are needed
   FusedStep step[kFusedMaxSteps];
+  uint8_t slot[kFusedMaxSteps];
+  int32_t slots;  // of the steps; input k is held in slot slots + k
   const T* input[kFusedMaxInputs];
   FusedInputShape input_shape[kFusedMaxInputs];
   T* output[kFusedMaxOutputs];
-  uint8_t output_step[kFusedMaxOutputs];
+  uint8_t output_slot[kFusedMaxOutputs];
   T scalar[kFusedMaxScalars];
 };
 
-// The arithmetic ops rounded as in memory (see the Note); the rest are the separate kernels' cells.
-template <typename T>
-__device__ T binary_cell(uint8_t op, T x, T y) {
+// One cell of a binary op, the arithmetic ops rounded as in memory (see the Note in the header);
+// the rest are the separate kernels' cells.
+template <BinaryOp Op, typename T>
+__device__ __forceinline__ T fused_binary(T x, T y) {
+  if constexpr (Op == BinaryOp::kPlus)
+    return ops::add_rn(x, y);
+  else if constexpr (Op == BinaryOp::kMinus)
+    return ops::sub_rn(x, y);
+  else if constexpr (Op == BinaryOp::kMult)
+    return ops::mul_rn(x, y);
+  else if constexpr (Op == BinaryOp::kMinusNz)
+    return x != T(0) ? ops::sub_rn(x, y) : T(0);
+  else
+    return cell<Op>(x, y);
+}
+
+template <UnaryOp Op, typename T>
+__device__ __forceinline__ T fused_unary(T x) {
+  if constexpr (Op == UnaryOp::kSquare)
+    return ops::mul_rn(x, x);
+  else if constexpr (Op == UnaryOp::kTimes2)
+    return ops::add_rn(x, x);
+  else
+    return unary_cell<Op>(x);
+}
+
+template <TernaryOp Op, typename T>
+__device__ __forceinline__ T fused_ternary(T x, T y, T z) {
+  if constexpr (Op == TernaryOp::kIfElse)
+    return x != T(0) ? y : z;
+  else if constexpr (Op == TernaryOp::kPlusMult)
+    return ops::add_rn(x, ops::mul_rn(y, z));
+  else
+    return ops::sub_rn(x, ops::mul_rn(y, z));
+}
+
+template <typename E, E V>
+using Tag = std::integral_constant<E, V>;
+
+// f(Tag<op>) for the op of a step: one switch, then code specialised for the op.
+template <typename F>
+__device__ __forceinline__ void with_binary(uint8_t op, F&& f) {
   switch (static_cast<BinaryOp>(op)) {
-    case BinaryOp::kPlus: return ops::add_rn(x, y);
-    case BinaryOp::kMinus: return ops::sub_rn(x, y);
-    case BinaryOp::kMult: return ops::mul_rn(x, y);
-    case BinaryOp::kMinusNz: return x != T(0) ? ops::sub_rn(x, y) : T(0);
-    case BinaryOp::kDiv: return cell<BinaryOp::kDiv>(x, y);
-    case BinaryOp::kPow: return cell<BinaryOp::kPow>(x, y);
-    case BinaryOp::kMod: return cell<BinaryOp::kMod>(x, y);
-    case BinaryOp::kIntDiv: return cell<BinaryOp::kIntDiv>(x, y);
-    case BinaryOp::kEq: return cell<BinaryOp::kEq>(x, y);
-    case BinaryOp::kNeq: return cell<BinaryOp::kNeq>(x, y);
-    case BinaryOp::kLt: return cell<BinaryOp::kLt>(x, y);
-    case BinaryOp::kGt: return cell<BinaryOp::kGt>(x, y);
-    case BinaryOp::kLe: return cell<BinaryOp::kLe>(x, y);
-    case BinaryOp::kGe: return cell<BinaryOp::kGe>(x, y);
-    case BinaryOp::kAnd: return cell<BinaryOp::kAnd>(x, y);
-    case BinaryOp::kOr: return cell<BinaryOp::kOr>(x, y);
-    case BinaryOp::kMin: return cell<BinaryOp::kMin>(x, y);
-    case BinaryOp::kMax: return cell<BinaryOp::kMax>(x, y);
-    default: return cell<BinaryOp::kMinus1Mult>(x, y);
+#define DMLRT_CASE(X) \
+  case BinaryOp::X:   \
+    f(Tag<BinaryOp, BinaryOp::X>{}); \
+    break;
+    DMLRT_CASE(kPlus) DMLRT_CASE(kMinus) DMLRT_CASE(kMult) DMLRT_CASE(kDiv) DMLRT_CASE(kPow)
+    DMLRT_CASE(kMod) DMLRT_CASE(kIntDiv) DMLRT_CASE(kEq) DMLRT_CASE(kNeq) DMLRT_CASE(kLt)
+    DMLRT_CASE(kGt) DMLRT_CASE(kLe) DMLRT_CASE(kGe) DMLRT_CASE(kAnd) DMLRT_CASE(kOr)
+    DMLRT_CASE(kMin) DMLRT_CASE(kMax) DMLRT_CASE(kMinus1Mult) DMLRT_CASE(kMinusNz)
+#undef DMLRT_CASE
+    default: break;  // kXor: never fused (no device kernel)
   }
 }
 
-template <typename T>
-__device__ T unary_op_cell(uint8_t op, T x) {
+template <typename F>
+__device__ __forceinline__ void with_unary(uint8_t op, F&& f) {
   switch (static_cast<UnaryOp>(op)) {
-    case UnaryOp::kSquare: return ops::mul_rn(x, x);
-    case UnaryOp::kTimes2: return ops::add_rn(x, x);
-    case UnaryOp::kExp: return unary_cell<UnaryOp::kExp>(x);
-    case UnaryOp::kLog: return unary_cell<UnaryOp::kLog>(x);
-    case UnaryOp::kAbs: return unary_cell<UnaryOp::kAbs>(x);
-    case UnaryOp::kSqrt: return unary_cell<UnaryOp::kSqrt>(x);
-    case UnaryOp::kRound: return unary_cell<UnaryOp::kRound>(x);
-    case UnaryOp::kFloor: return unary_cell<UnaryOp::kFloor>(x);
-    case UnaryOp::kCeil: return unary_cell<UnaryOp::kCeil>(x);
-    case UnaryOp::kSin: return unary_cell<UnaryOp::kSin>(x);
-    case UnaryOp::kCos: return unary_cell<UnaryOp::kCos>(x);
-    case UnaryOp::kTan: return unary_cell<UnaryOp::kTan>(x);
-    case UnaryOp::kSinh: return unary_cell<UnaryOp::kSinh>(x);
-    case UnaryOp::kCosh: return unary_cell<UnaryOp::kCosh>(x);
-    case UnaryOp::kTanh: return unary_cell<UnaryOp::kTanh>(x);
-    case UnaryOp::kAsin: return unary_cell<UnaryOp::kAsin>(x);
-    case UnaryOp::kAcos: return unary_cell<UnaryOp::kAcos>(x);
-    case UnaryOp::kAtan: return unary_cell<UnaryOp::kAtan>(x);
-    case UnaryOp::kSign: return unary_cell<UnaryOp::kSign>(x);
-    case UnaryOp::kSigmoid: return unary_cell<UnaryOp::kSigmoid>(x);
-    default: return unary_cell<UnaryOp::kNot>(x);
+#define DMLRT_CASE(X) \
+  case UnaryOp::X:    \
+    f(Tag<UnaryOp, UnaryOp::X>{}); \
+    break;
+    DMLRT_CASE(kExp) DMLRT_CASE(kLog) DMLRT_CASE(kAbs) DMLRT_CASE(kSqrt) DMLRT_CASE(kRound)
+    DMLRT_CASE(kFloor) DMLRT_CASE(kCeil) DMLRT_CASE(kSin) DMLRT_CASE(kCos) DMLRT_CASE(kTan)
+    DMLRT_CASE(kSinh) DMLRT_CASE(kCosh) DMLRT_CASE(kTanh) DMLRT_CASE(kAsin) DMLRT_CASE(kAcos)
+    DMLRT_CASE(kAtan) DMLRT_CASE(kSign) DMLRT_CASE(kSigmoid) DMLRT_CASE(kNot) DMLRT_CASE(kSquare)
+    DMLRT_CASE(kTimes2)
+#undef DMLRT_CASE
+    default: break;  // kIsNan: never fused (no device kernel)
   }
 }
 
-template <typename T>
-__device__ T ternary_cell(uint8_t op, T x, T y, T z) {
+template <typename F>
+__device__ __forceinline__ void with_ternary(uint8_t op, F&& f) {
   switch (static_cast<TernaryOp>(op)) {
-    case TernaryOp::kIfElse: return x != T(0) ? y : z;
-    case TernaryOp::kPlusMult: return ops::add_rn(x, ops::mul_rn(y, z));
-    default: return ops::sub_rn(x, ops::mul_rn(y, z));  // kMinusMult
+    case TernaryOp::kIfElse: f(Tag<TernaryOp, TernaryOp::kIfElse>{}); break;
+    case TernaryOp::kPlusMult: f(Tag<TernaryOp, TernaryOp::kPlusMult>{}); break;
+    default: f(Tag<TernaryOp, TernaryOp::kMinusMult>{}); break;
   }
 }
 
-// One thread per cell, grid-stride; the values of the steps live in a per-thread array.
-template <typename T>
-__global__ void fused_kernel(const DeviceProgram<T> p, int64_t rows, int64_t cols) {
-  const int64_t n = rows * cols;
-  for (int64_t i = detail::global_thread(); i < n; i += detail::grid_stride()) {
-    int64_t r = 0, c = 0;
-    if (p.any_vector) {
-      r = i / cols;
-      c = i - r * cols;
-    }
-    T v[kFusedMaxSteps];
-    auto arg = [&](const FusedArg& a) -> T {
-      switch (a.kind) {
-        case FusedArgKind::kStep: return v[a.index];
-        case FusedArgKind::kScalar: return p.scalar[a.index];
-        default: {
-          const T* in = p.input[a.index];
-          switch (p.input_shape[a.index]) {
-            case FusedInputShape::kRowVector: return in[c];
-            case FusedInputShape::kColVector: return in[r];
-            default: return in[i];
+// W consecutive cells moved as one vector (W = 1: any shapes; W = 16 / sizeof(T): chains whose
+// inputs are all full and every pointer 16-byte aligned, the common case).
+template <typename T, int W>
+struct alignas(sizeof(T) * W) Cells {
+  T v[W];
+};
+
+// W cells at p (16-byte aligned when W > 1) through the read-only path.
+template <typename T, int W>
+__device__ __forceinline__ Cells<T, W> load_cells(const T* p) {
+  Cells<T, W> r;
+  if constexpr (W == 1) {
+    r.v[0] = __ldg(p);
+  } else if constexpr (std::is_same_v<T, float>) {
+    static_assert(W == 4, "FP32 vectors are float4");
+    const float4 q = __ldg(reinterpret_cast<const float4*>(p));
+    r.v[0] = q.x, r.v[1] = q.y, r.v[2] = q.z, r.v[3] = q.w;
+  } else {
+    static_assert(W == 2, "FP64 vectors are double2");
+    const double2 q = __ldg(reinterpret_cast<const double2*>(p));
+    r.v[0] = q.x, r.v[1] = q.y;
+  }
+  return r;
+}
+
+// kUnits groups of W cells per thread per pass, a grid stride apart (so a warp's accesses stay
+// coalesced); step and input values in shared-memory slots: slot k, group u of thread t at
+// [(k * kUnits + u) * blockDim + t] (consecutive threads, consecutive groups: no bank conflict).
+template <typename T, int W, int kUnits>
+__global__ void __launch_bounds__(kFusedThreads) fused_kernel(const DeviceProgram<T> p,
+                                                               int64_t rows, int64_t cols) {
+  using G = Cells<T, W>;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  G* sm = reinterpret_cast<G*>(smem_raw);
+  const int t = threadIdx.x, bd = blockDim.x;
+  auto at = [&](int slot, int u) -> G& { return sm[(slot * kUnits + u) * bd + t]; };
+  const int64_t n = rows * cols, groups = (n + W - 1) / W, stride = detail::grid_stride();
+  for (int64_t base = detail::global_thread(); base < groups; base += stride * kUnits) {
+    int64_t g[kUnits];
+#pragma unroll
+    for (int u = 0; u < kUnits; ++u) g[u] = base + u * stride;
+    // Every input first, all loads in flight together (read-only path, so the compiler may issue
+    // them ahead of the shared-memory stores), into the slots after the steps'.
+#pragma unroll
+    for (int k = 0; k < kFusedMaxInputs; ++k) {
+      if (k >= p.inputs) break;
+      const T* in = p.input[k];
+      const FusedInputShape shape = p.input_shape[k];
+      G v[kUnits];
+#pragma unroll
+      for (int u = 0; u < kUnits; ++u) {
+        const int64_t i0 = g[u] * W;
+        if (W > 1 && i0 + W <= n) {
+          v[u] = load_cells<T, W>(in + i0);
+        } else {
+#pragma unroll
+          for (int e = 0; e < W; ++e) {
+            const int64_t i = i0 + e;
+            int64_t at_in = i;
+            if (W == 1 && shape != FusedInputShape::kFull) {
+              const int64_t r = i / cols;
+              at_in = shape == FusedInputShape::kRowVector ? i - r * cols : r;
+            }
+            v[u].v[e] = i < n ? __ldg(in + at_in) : T(0);
           }
         }
       }
+#pragma unroll
+      for (int u = 0; u < kUnits; ++u) at(p.slots + k, u) = v[u];
+    }
+    // The values of one argument.
+    auto fetch = [&](const FusedArg& a, G (&v)[kUnits]) {
+      if (a.kind == FusedArgKind::kScalar) {
+        const T s = p.scalar[a.index];
+#pragma unroll
+        for (int u = 0; u < kUnits; ++u)
+#pragma unroll
+          for (int e = 0; e < W; ++e) v[u].v[e] = s;
+        return;
+      }
+      const int slot = a.kind == FusedArgKind::kStep ? p.slot[a.index] : p.slots + a.index;
+#pragma unroll
+      for (int u = 0; u < kUnits; ++u) v[u] = at(slot, u);
     };
     for (int s = 0; s < p.steps; ++s) {
       const FusedStep& st = p.step[s];
-      const T x = arg(st.arg[0]);
+      G x[kUnits], y[kUnits], z[kUnits], out[kUnits];
+      fetch(st.arg[0], x);
       switch (st.kind) {
-        case FusedStepKind::kBinary: v[s] = binary_cell<T>(st.op, x, arg(st.arg[1])); break;
-        case FusedStepKind::kUnary: v[s] = unary_op_cell<T>(st.op, x); break;
-        default: v[s] = ternary_cell<T>(st.op, x, arg(st.arg[1]), arg(st.arg[2])); break;
+        case FusedStepKind::kBinary:
+          fetch(st.arg[1], y);
+          with_binary(st.op, [&](auto op) {
+#pragma unroll
+            for (int u = 0; u < kUnits; ++u)
+#pragma unroll
+              for (int e = 0; e < W; ++e)
+                out[u].v[e] = fused_binary<decltype(op)::value>(x[u].v[e], y[u].v[e]);
+          });
+          break;
+        case FusedStepKind::kUnary:
+          with_unary(st.op, [&](auto op) {
+#pragma unroll
+            for (int u = 0; u < kUnits; ++u)
+#pragma unroll
+              for (int e = 0; e < W; ++e) out[u].v[e] = fused_unary<decltype(op)::value>(x[u].v[e]);
+          });
+          break;
+        default:
+          fetch(st.arg[1], y);
+          fetch(st.arg[2], z);
+          with_ternary(st.op, [&](auto op) {
+#pragma unroll
+            for (int u = 0; u < kUnits; ++u)
+#pragma unroll
+              for (int e = 0; e < W; ++e)
+                out[u].v[e] =
+                    fused_ternary<decltype(op)::value>(x[u].v[e], y[u].v[e], z[u].v[e]);
+          });
+          break;
+      }
+      const int slot = p.slot[s];
+#pragma unroll
+      for (int u = 0; u < kUnits; ++u) at(slot, u) = out[u];
+    }
+    for (int o = 0; o < p.outputs; ++o) {
+      T* dst = p.output[o];
+      const int slot = p.output_slot[o];
+#pragma unroll
+      for (int u = 0; u < kUnits; ++u) {
+        const int64_t i0 = g[u] * W;
+        const G v = at(slot, u);
+        if (W > 1 && i0 + W <= n) {
+          *reinterpret_cast<G*>(dst + i0) = v;
+        } else {
+#pragma unroll
+          for (int e = 0; e < W; ++e)
+            if (i0 + e < n) dst[i0 + e] = v.v[e];
+        }
       }
     }
-    for (int o = 0; o < p.outputs; ++o) p.output[o][i] = v[p.output_step[o]];
   }
+}
+
+// Runs d with vectors of W cells, kUnits per thread.
+template <typename T, int W, int kUnits>
+void launch_width(const DeviceProgram<T>& d, int64_t rows, int64_t cols, void* stream) {
+  const int64_t n = rows * cols;
+  const size_t shared = static_cast<size_t>(d.slots + d.inputs) * kUnits * kFusedThreads *
+                        sizeof(Cells<T, W>);
+  if (shared > 48 * 1024) {  // beyond the default dynamic shared memory of a launch
+    static const cudaError_t opt_in = cudaFuncSetAttribute(
+        fused_kernel<T, W, kUnits>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+        static_cast<int>((kFusedMaxSteps + kFusedMaxInputs) * kUnits * kFusedThreads *
+                         sizeof(Cells<T, W>)));
+    DMLRT_CUDA_CHECK_CTX(opt_in, "fused cell-wise program: " << shared << " bytes of shared memory");
+  }
+  const int64_t groups = (n + W - 1) / W;
+  const int blocks = detail::grid_for((groups + kUnits - 1) / kUnits, kFusedThreads);
+  fused_kernel<T, W, kUnits>
+      <<<blocks, kFusedThreads, shared, detail::as_stream(stream)>>>(d, rows, cols);
 }
 
 int arity(FusedStepKind k) {
@@ -147,8 +314,11 @@ void launch(const FusedProgram<T>& p, int64_t rows, int64_t cols, void* stream) 
   d.inputs = p.inputs;
   d.outputs = p.outputs;
   d.any_vector = false;
+  // Each step's last reader (outputs read at the end, after every step).
+  int last_use[kFusedMaxSteps];
   for (int s = 0; s < p.steps; ++s) {
     d.step[s] = p.step[s];
+    last_use[s] = s;
     for (int k = 0; k < arity(p.step[s].kind); ++k) {
       const FusedArg& a = p.step[s].arg[k];
       const int limit = a.kind == FusedArgKind::kStep     ? s
@@ -157,24 +327,48 @@ void launch(const FusedProgram<T>& p, int64_t rows, int64_t cols, void* stream) 
       DMLRT_REQUIRE(a.index < limit, RuntimeError,
                     "fused cell-wise program: step " << s << " argument " << k
                                                      << " refers to a missing value");
+      if (a.kind == FusedArgKind::kStep) last_use[a.index] = s;
     }
   }
+  for (int o = 0; o < p.outputs; ++o) {
+    DMLRT_REQUIRE(p.output_step[o] < p.steps, RuntimeError,
+                  "fused cell-wise program: output " << o << " of a missing step");
+    last_use[p.output_step[o]] = p.steps;
+  }
+  // Linear-scan slots (Note [Fused kernel layout]): a step may take the slot of a value whose
+  // last reader is this very step (each thread reads its arguments before it writes).
+  int slot_owner[kFusedMaxSteps];  // the step whose value a slot holds, -1 = free
+  int slots = 0;
+  for (int s = 0; s < p.steps; ++s) {
+    int free_slot = -1;
+    for (int k = 0; k < slots && free_slot < 0; ++k)
+      if (slot_owner[k] < 0 || last_use[slot_owner[k]] <= s) free_slot = k;
+    if (free_slot < 0) free_slot = slots++;
+    slot_owner[free_slot] = s;
+    d.slot[s] = static_cast<uint8_t>(free_slot);
+  }
+  d.slots = slots;
   for (int k = 0; k < p.inputs; ++k) {
     d.input[k] = p.input[k];
     d.input_shape[k] = p.input_shape[k];
     d.any_vector = d.any_vector || p.input_shape[k] != FusedInputShape::kFull;
   }
   for (int o = 0; o < p.outputs; ++o) {
-    DMLRT_REQUIRE(p.output_step[o] < p.steps, RuntimeError,
-                  "fused cell-wise program: output " << o << " of a missing step");
     d.output[o] = p.output[o];
-    d.output_step[o] = p.output_step[o];
+    d.output_slot[o] = d.slot[p.output_step[o]];
   }
   for (int k = 0; k < kFusedMaxScalars; ++k) d.scalar[k] = static_cast<T>(p.scalar[k]);
   const int64_t n = rows * cols;
   if (n == 0) return;
-  fused_kernel<T><<<detail::grid_for(n), detail::kThreads, 0, detail::as_stream(stream)>>>(
-      d, rows, cols);
+  // Vectors when every input is full and every pointer 16-byte aligned (Note [Fused kernel
+  // layout]).
+  bool vec = !d.any_vector;
+  for (int k = 0; k < p.inputs; ++k) vec = vec && detail::is_aligned16(p.input[k]);
+  for (int o = 0; o < p.outputs; ++o) vec = vec && detail::is_aligned16(p.output[o]);
+  if (vec)
+    launch_width<T, detail::kVecWidth<T>, 2>(d, rows, cols, stream);
+  else
+    launch_width<T, 1, 4>(d, rows, cols, stream);
   DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "fused cell-wise program of " << p.steps
                                                                           << " steps, " << rows
                                                                           << "x" << cols);
