@@ -92,14 +92,6 @@ class AppendInstruction final : public Instruction {
   }
 
 #ifdef DMLRT_WITH_CUDA
-  template <typename F>
-  static void with_dtype(mem::DType t, F&& f) {
-    if (t == mem::DType::kFloat64)
-      f(double{});
-    else
-      f(float{});
-  }
-
   void execute_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
     std::vector<DeviceRead> xs;
     xs.reserve(inputs_.size());

@@ -68,17 +68,6 @@ bool iequals(const std::string& a, const char* b) {
          });
 }
 
-#ifdef DMLRT_WITH_CUDA
-// Calls f(T{}) with the session's element type.
-template <typename F>
-void with_dtype(mem::DType t, F&& f) {
-  if (t == mem::DType::kFloat64)
-    f(double{});
-  else
-    f(float{});
-}
-#endif
-
 // batch_norm2d, batch_norm2d_train, batch_norm2d_test.
 class BatchNormForwardInstruction final : public Instruction {
  public:

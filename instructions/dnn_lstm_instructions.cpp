@@ -586,14 +586,6 @@ class LstmInstruction final : public Instruction {
                            << "-byte weight space differently for the last batch chunk");
   }
 
-  // Calls f(T{}) with the session's element type.
-  template <typename F>
-  static void with_dtype(mem::DType t, F&& f) {
-    if (t == mem::DType::kFloat64)
-      f(double{});
-    else
-      f(float{});
-  }
 #endif
 
   const char* layout_text(bool cp) const {

@@ -41,17 +41,6 @@ int64_t sum_bytes(std::initializer_list<int64_t> parts) {
   return total;
 }
 
-#ifdef DMLRT_WITH_CUDA
-// Calls f(T{}) with the session's element type.
-template <typename F>
-void with_dtype(mem::DType t, F&& f) {
-  if (t == mem::DType::kFloat64)
-    f(double{});
-  else
-    f(float{});
-}
-#endif
-
 // maxpooling avgpooling relu_maxpooling: X°12 scalars°out[°k][°mem]
 // maxpooling_backward avgpooling_backward relu_maxpooling_backward:
 //   X°dout°12 scalars[°maxpool_out]°out[°k][°mem]

@@ -190,10 +190,9 @@ class FusedCellwiseInstruction final : public Instruction {
       outs.push_back(mem::DeviceMatrix::dense(gpu->memory(), rows, cols, gpu->dtype(),
                                               gpu->stream(),
                                               mem::AllocLabel("gpu_", name_, " output")));
-    if (gpu->dtype() == mem::DType::kFloat64)
-      launch<double>(*gpu, dense, shape, scalars, outs, rows, cols);
-    else
-      launch<float>(*gpu, dense, shape, scalars, outs, rows, cols);
+    with_dtype(gpu->dtype(), [&](auto tag) {
+      launch<decltype(tag)>(*gpu, dense, shape, scalars, outs, rows, cols);
+    });
     reads.clear();  // unpinned before outputs may replace the inputs' objects
     for (size_t o = 0; o < outs.size(); ++o)
       set_gpu_output(ec, *gpu, plan_.outputs[o].second, std::move(outs[o]));
@@ -208,10 +207,15 @@ class FusedCellwiseInstruction final : public Instruction {
               int64_t rows, int64_t cols) const {
     namespace cuda = kernels::cuda;
     cuda::FusedProgram<T> p;
-    p.steps = static_cast<int32_t>(plan_.steps.size());
-    p.inputs = static_cast<int32_t>(dense.size());
-    p.outputs = static_cast<int32_t>(outs.size());
-    for (size_t s = 0; s < plan_.steps.size(); ++s) {
+    // Sizes within the program's limits (make_fused_cellwise checked the plan).
+    const size_t n_steps = std::min<size_t>(plan_.steps.size(), cuda::kFusedMaxSteps);
+    const size_t n_in = std::min<size_t>(dense.size(), cuda::kFusedMaxInputs);
+    const size_t n_out = std::min<size_t>(outs.size(), cuda::kFusedMaxOutputs);
+    const size_t n_scalars = std::min<size_t>(scalars.size(), cuda::kFusedMaxScalars);
+    p.steps = static_cast<int32_t>(n_steps);
+    p.inputs = static_cast<int32_t>(n_in);
+    p.outputs = static_cast<int32_t>(n_out);
+    for (size_t s = 0; s < n_steps; ++s) {
       const FusedCellStep& st = plan_.steps[s];
       cuda::FusedStep& d = p.step[s];
       d.kind = st.kind == CellOpKind::kBinary  ? cuda::FusedStepKind::kBinary
@@ -225,15 +229,15 @@ class FusedCellwiseInstruction final : public Instruction {
         d.arg[a].index = static_cast<uint8_t>(st.args[a].index);
       }
     }
-    for (size_t k = 0; k < dense.size(); ++k) {
+    for (size_t k = 0; k < n_in; ++k) {
       p.input[k] = dense[k]->values_as<T>();
       p.input_shape[k] = shape[k];
     }
-    for (size_t o = 0; o < outs.size(); ++o) {
+    for (size_t o = 0; o < static_cast<size_t>(cuda::kFusedMaxOutputs) && o < n_out; ++o) {
       p.output[o] = outs[o].values_as<T>();
       p.output_step[o] = static_cast<uint8_t>(plan_.outputs[o].first);
     }
-    for (size_t k = 0; k < scalars.size(); ++k) p.scalar[k] = scalars[k];
+    for (size_t k = 0; k < n_scalars; ++k) p.scalar[k] = scalars[k];
     cuda::launch_fused_cellwise(p, rows, cols, gpu.stream());
   }
 
@@ -273,6 +277,19 @@ InstructionPtr make_fused_cellwise(FusedCellPlan plan, std::vector<InstructionPt
     raws.push_back(parts[i]->text().raw);
   }
   DMLRT_REQUIRE(first != nullptr, RuntimeError, "fused cell-wise chain without steps");
+  DMLRT_REQUIRE(plan.steps.size() == opcodes.size() && !plan.steps.empty() &&
+                    static_cast<int>(plan.steps.size()) <= kFusedCellMaxSteps &&
+                    static_cast<int>(plan.inputs.size()) <= kFusedCellMaxInputs &&
+                    plan.input_full.size() == plan.inputs.size() && !plan.inputs.empty() &&
+                    static_cast<int>(plan.scalars.size()) <= kFusedCellMaxScalars &&
+                    !plan.outputs.empty() &&
+                    static_cast<int>(plan.outputs.size()) <= kFusedCellMaxOutputs,
+                RuntimeError,
+                "fused cell-wise chain of " << opcodes.size() << " lines outside the limits: "
+                                            << plan.steps.size() << " steps, "
+                                            << plan.inputs.size() << " inputs, "
+                                            << plan.scalars.size() << " scalars, "
+                                            << plan.outputs.size() << " outputs");
   // Errors of the fused kernel itself (out of memory) name the chain's lines.
   InstructionText text = first->text();
   text.opcode = fused_cellwise_name(opcodes);

@@ -101,15 +101,6 @@ class IndexingInstruction : public Instruction {
 };
 
 #ifdef DMLRT_WITH_CUDA
-// Calls f(T{}) with the session's element type.
-template <typename F>
-void with_dtype(mem::DType t, F&& f) {
-  if (t == mem::DType::kFloat64)
-    f(double{});
-  else
-    f(float{});
-}
-
 // One int32 of device memory, synchronously (a CSR slice's nnz sizes its output).
 int64_t read_device_int32(mem::GpuSession& gpu, const int32_t* p) {
   int32_t v = 0;

@@ -75,15 +75,6 @@ class ReorgInstruction : public Instruction {
 };
 
 #ifdef DMLRT_WITH_CUDA
-// Calls f(T{}) with the session's element type.
-template <typename F>
-void with_dtype(mem::DType t, F&& f) {
-  if (t == mem::DType::kFloat64)
-    f(double{});
-  else
-    f(float{});
-}
-
 bool is_csr32(const mem::DeviceMatrix& m) {
   return m.is_sparse() && m.index_width() == mem::IndexWidth::k32;
 }

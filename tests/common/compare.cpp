@@ -6,15 +6,22 @@
 #include <sstream>
 
 namespace dmlrt::test {
+namespace {
+
+bool same_shape(const kernels::MatrixBlock& got, const kernels::MatrixBlock& ref,
+                CompareResult* r) {
+  if (got.rows() == ref.rows() && got.cols() == ref.cols()) return true;
+  r->ok = false;
+  r->report = "shape mismatch: got " + got.shape_string() + ", expected " + ref.shape_string();
+  return false;
+}
+
+}  // namespace
 
 CompareResult compare(const kernels::MatrixBlock& got, const kernels::MatrixBlock& ref,
                       double atol, double rtol) {
   CompareResult r;
-  if (got.rows() != ref.rows() || got.cols() != ref.cols()) {
-    r.ok = false;
-    r.report = "shape mismatch: got " + got.shape_string() + ", expected " + ref.shape_string();
-    return r;
-  }
+  if (!same_shape(got, ref, &r)) return r;
   std::ostringstream os;
   int shown = 0;
   for (int64_t i = 0; i < ref.rows(); ++i)
@@ -32,6 +39,25 @@ CompareResult compare(const kernels::MatrixBlock& got, const kernels::MatrixBloc
   head.precision(17);
   head << "max abs error " << r.max_abs_err << (r.ok ? "" : "; first mismatches:\n") << os.str();
   r.report = head.str();
+  return r;
+}
+
+CompareResult compare_bits(const kernels::MatrixBlock& got, const kernels::MatrixBlock& ref) {
+  CompareResult r;
+  if (!same_shape(got, ref, &r)) return r;
+  std::ostringstream os;
+  os.precision(17);
+  int shown = 0;
+  for (int64_t i = 0; i < ref.rows(); ++i)
+    for (int64_t j = 0; j < ref.cols(); ++j) {
+      const double g = got.get(i, j), e = ref.get(i, j);
+      const bool same =
+          (std::isnan(g) && std::isnan(e)) || (g == e && std::signbit(g) == std::signbit(e));
+      if (same) continue;
+      r.ok = false;
+      if (shown++ < 8) os << "  [" << i << "," << j << "] got " << g << " expected " << e << "\n";
+    }
+  r.report = r.ok ? "identical" : "cells differ:\n" + os.str();
   return r;
 }
 

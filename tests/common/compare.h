@@ -17,6 +17,9 @@ struct CompareResult {
 
 CompareResult compare(const kernels::MatrixBlock& got, const kernels::MatrixBlock& ref,
                       double atol = 1e-9, double rtol = 1e-9);
+// Bit for bit, NaN payloads aside: NaN where ref is NaN, every other cell equal with the same
+// sign of zero (a fused or rewritten plan against the plain one).
+CompareResult compare_bits(const kernels::MatrixBlock& got, const kernels::MatrixBlock& ref);
 // Row-major reference values.
 CompareResult compare(const kernels::MatrixBlock& got, int64_t rows, int64_t cols,
                       const std::vector<double>& ref, double atol = 1e-9, double rtol = 1e-9);

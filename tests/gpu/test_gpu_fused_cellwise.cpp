@@ -69,25 +69,12 @@ Run run(const std::vector<std::string>& lines, bool fuse,
   return r;
 }
 
-// NaN where NaN, infinities equal, finite cells within tol (absolute and relative); exact (and the
-// same sign of zero) when tol is 0.
+// Bit for bit when tol is 0, else within tol (absolute and relative), NaN where NaN.
 void check_cells(const MatrixBlock& got, const MatrixBlock& ref, double tol) {
-  REQUIRE(got.rows() == ref.rows());
-  REQUIRE(got.cols() == ref.cols());
-  int64_t bad = 0;
-  for (int64_t r = 0; r < ref.rows(); ++r)
-    for (int64_t c = 0; c < ref.cols(); ++c) {
-      const double g = got.get(r, c), e = ref.get(r, c);
-      bool ok;
-      if (std::isnan(e) || std::isnan(g))
-        ok = std::isnan(e) && std::isnan(g);
-      else if (tol == 0.0)
-        ok = g == e && std::signbit(g) == std::signbit(e);
-      else
-        ok = std::isinf(e) ? g == e : std::fabs(g - e) <= tol + tol * std::fabs(e);
-      if (!ok && ++bad <= 5) UNSCOPED_INFO("cell (" << r << ", " << c << "): " << g << " vs " << e);
-    }
-  CHECK(bad == 0);
+  const test::CompareResult cmp =
+      tol == 0.0 ? test::compare_bits(got, ref) : test::compare(got, ref, tol, tol);
+  INFO(cmp.report);
+  CHECK(cmp.ok);
 }
 
 bool ran_fused(const Run& r) {

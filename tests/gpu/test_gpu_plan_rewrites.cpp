@@ -57,22 +57,13 @@ MatrixBlock run_r(const runtime::Program& program, const Inputs& in,
   return *ec.matrix("R");
 }
 
-// NaN where ref is NaN, infinities equal, finite cells within atol + rtol*|ref|.
+// NaN where ref is NaN, infinities equal, finite cells within tol + tol*|ref|.
 void check_same(const MatrixBlock& got, const MatrixBlock& ref, double tol,
                 const std::string& what) {
   INFO(what);
-  REQUIRE(got.rows() == ref.rows());
-  REQUIRE(got.cols() == ref.cols());
-  int64_t bad = 0;
-  for (int64_t r = 0; r < ref.rows(); ++r)
-    for (int64_t c = 0; c < ref.cols(); ++c) {
-      const double g = got.get(r, c), e = ref.get(r, c);
-      const bool ok = std::isnan(e)   ? std::isnan(g)
-                      : std::isinf(e) ? g == e
-                                      : std::fabs(g - e) <= tol + tol * std::fabs(e);
-      if (!ok && ++bad <= 5) UNSCOPED_INFO("cell (" << r << ", " << c << "): " << g << " vs " << e);
-    }
-  CHECK(bad == 0);
+  const test::CompareResult cmp = test::compare(got, ref, tol, tol);
+  INFO(cmp.report);
+  CHECK(cmp.ok);
 }
 
 int64_t negative_cells(const MatrixBlock& m) {

@@ -7,12 +7,12 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>
-#include <random>
 #include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "common/compare.h"
 #include "common/test_paths.h"
 #include "gpu_context/error.h"
 #include "instructions/fused_cellwise.h"
@@ -89,19 +89,16 @@ std::vector<std::string> ping_pong_lines(int n) {
   return l;
 }
 
-MatrixBlock random_block(int64_t rows, int64_t cols, std::mt19937_64& rng, bool specials) {
-  std::normal_distribution<double> nd(0.0, 1.0);
-  std::uniform_int_distribution<int> pick(0, 9);
-  std::vector<double> v(static_cast<size_t>(rows * cols));
-  for (double& x : v) {
-    x = nd(rng);
-    if (!specials) continue;
-    const int k = pick(rng);
-    if (k == 0) x = std::numeric_limits<double>::quiet_NaN();
-    if (k == 1) x = std::numeric_limits<double>::infinity();
-    if (k == 2) x = -0.0;
+// Uniform in [-2, 2), with NaN, +Inf and -0 in some cells when `specials`.
+MatrixBlock random_block(int64_t rows, int64_t cols, uint64_t seed, bool specials) {
+  MatrixBlock b = test::random_block(rows, cols, 1.0, seed, -2.0, 2.0);
+  if (specials) {
+    std::vector<double>& v = b.dense_values();
+    for (size_t i = 0; i < v.size(); i += 7) v[i] = std::numeric_limits<double>::quiet_NaN();
+    for (size_t i = 3; i < v.size(); i += 11) v[i] = std::numeric_limits<double>::infinity();
+    for (size_t i = 5; i < v.size(); i += 13) v[i] = -0.0;
   }
-  return MatrixBlock::dense(rows, cols, std::move(v));
+  return b;
 }
 
 struct RunResult {
@@ -126,20 +123,6 @@ RunResult run(const Program& p, const std::map<std::string, MatrixBlock>& inputs
       res.matrices.emplace(n, *ec.matrix(n));
   }
   return res;
-}
-
-void require_identical(const MatrixBlock& got, const MatrixBlock& ref) {
-  REQUIRE(got.rows() == ref.rows());
-  REQUIRE(got.cols() == ref.cols());
-  int64_t bad = 0;
-  for (int64_t r = 0; r < ref.rows(); ++r)
-    for (int64_t c = 0; c < ref.cols(); ++c) {
-      const double g = got.get(r, c), e = ref.get(r, c);
-      const bool same =
-          (std::isnan(g) && std::isnan(e)) || (g == e && std::signbit(g) == std::signbit(e));
-      if (!same && ++bad <= 5) UNSCOPED_INFO("cell (" << r << ", " << c << "): " << g << " vs " << e);
-    }
-  CHECK(bad == 0);
 }
 
 int steps_fused(const std::vector<std::string>& lines) {
@@ -300,11 +283,11 @@ TEST_CASE("fuse cellwise: a chain stays within the kernel's limits", "[rewrite][
 
 TEST_CASE("fuse cellwise: a fused plan runs as the unfused one on the CPU", "[rewrite][fused]") {
   const bool specials = GENERATE(false, true);
-  std::mt19937_64 rng(Catch::rngSeed() + 0xf05e + (specials ? 1 : 0));
-  const std::map<std::string, MatrixBlock> in = {{"dW", random_block(7, 5, rng, specials)},
-                                                 {"W", random_block(7, 5, rng, specials)},
-                                                 {"V", random_block(7, 5, rng, specials)},
-                                                 {"P", random_block(7, 5, rng, specials)}};
+  const uint64_t seed = test::seed_from("fuse cellwise cpu") + (specials ? 10 : 0);
+  const std::map<std::string, MatrixBlock> in = {{"dW", random_block(7, 5, seed + 1, specials)},
+                                                 {"W", random_block(7, 5, seed + 2, specials)},
+                                                 {"V", random_block(7, 5, seed + 3, specials)},
+                                                 {"P", random_block(7, 5, seed + 4, specials)}};
   const RunResult ref = run(rewritten(sgd_lines(), nullptr, false), in);
   const RunResult got = run(rewritten(sgd_lines()), in);
   CHECK(got.names == ref.names);
@@ -312,7 +295,9 @@ TEST_CASE("fuse cellwise: a fused plan runs as the unfused one on the CPU", "[re
   for (const auto& [name, block] : ref.matrices) {
     INFO(name);
     REQUIRE(got.matrices.count(name) == 1);
-    require_identical(got.matrices.at(name), block);
+    const test::CompareResult cmp = test::compare_bits(got.matrices.at(name), block);
+    INFO(cmp.report);
+    CHECK(cmp.ok);
   }
   // On the CPU the chain runs line by line, and -stats counts the lines, not the chain.
   CHECK(got.stats.entries().at("+*").count == 2);

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "common/compare.h"
 #include "common/test_files.h"
 #include "common/test_paths.h"
 #include "dmlrt/dmlrt.h"
@@ -182,20 +183,9 @@ MatrixBlock run_for_r(const Program& program, const Inputs& in, Statistics* stat
 
 // Cell for cell, bit for bit (NaN payloads aside): NaN where NaN, same sign of zero.
 void require_identical(const MatrixBlock& got, const MatrixBlock& ref) {
-  REQUIRE(got.rows() == ref.rows());
-  REQUIRE(got.cols() == ref.cols());
-  int64_t mismatches = 0;
-  for (int64_t r = 0; r < ref.rows(); ++r) {
-    for (int64_t c = 0; c < ref.cols(); ++c) {
-      const double g = got.get(r, c), e = ref.get(r, c);
-      const bool same =
-          (std::isnan(g) && std::isnan(e)) || (g == e && std::signbit(g) == std::signbit(e));
-      if (!same && ++mismatches <= 5) {
-        UNSCOPED_INFO("cell (" << r << ", " << c << "): fused " << g << " unfused " << e);
-      }
-    }
-  }
-  CHECK(mismatches == 0);
+  const test::CompareResult cmp = test::compare_bits(got, ref);
+  INFO(cmp.report);
+  CHECK(cmp.ok);
 }
 
 // Java's Math.max(v, 0.0): NaN stays NaN, -0.0 becomes +0.0.
