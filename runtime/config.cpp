@@ -387,6 +387,8 @@ bool apply_config_key(RuntimeConfig& config, const std::string& key, const std::
     config.memory.util_factor = mem::parse_util_factor(value);
   } else if (key == "sysds.gpu.sync.postProcess") {
     config.gpu_sync_post_process = parse_bool(key, value);
+  } else if (key == "dmlrt.stats.gpu.events") {
+    config.stats_gpu_events = parse_bool(key, value);
   } else if (key == "sysds.gpu.eager.cudaFree") {
     config.gpu_eager_cuda_free = parse_bool(key, value);
   } else if (key == "sysds.stats.maxWrapLength") {

@@ -18,6 +18,10 @@ struct RuntimeConfig {
   FloatPrecision precision = FloatPrecision::kDouble;  // sysds.floating.point.precision
   mem::MemoryConfig memory;  // sysds.gpu.availableGPUs, eviction.policy, memory.util.factor
   bool gpu_sync_post_process = false;     // sysds.gpu.sync.postProcess
+  // -stats times each GPU instruction with a pair of CUDA events (Note [GPU instruction timing] in
+  // memory/gpu_session.h); false counts GPU instructions without timing them, for runs whose
+  // total time is what is measured.
+  bool stats_gpu_events = true;  // dmlrt.stats.gpu.events
   bool gpu_eager_cuda_free = false;       // sysds.gpu.eager.cudaFree
   int stats_max_wrap_length = 30;         // sysds.stats.maxWrapLength
   int64_t default_block_size = 1000;      // sysds.defaultblocksize

@@ -60,7 +60,7 @@ std::shared_ptr<mem::GpuSession> open_gpu_for_run(const Program& program, inst::
   o.fp32_conv_tolerance = config.fp32_conv_tolerance;
   std::shared_ptr<mem::GpuSession> s = mem::open_gpu_session(o, reason);
 #ifdef DMLRT_WITH_CUDA
-  if (s) s->set_timing(timing);
+  if (s) s->set_timing(timing && config.stats_gpu_events);
 #else
   (void)timing;
 #endif

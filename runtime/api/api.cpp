@@ -341,7 +341,7 @@ ResultVariables PreparedScript::execute() {
     }
     run_options.gpu = s.gpu;
 #ifdef DMLRT_WITH_CUDA
-    if (s.gpu) s.gpu->set_timing(opts.statistics);
+    if (s.gpu) s.gpu->set_timing(opts.statistics && s.conn->config.stats_gpu_events);
 #endif
     if (s.gpu) stats.set_gpu_stats(mem::stats_of(s.gpu.get()));
     inst::ExecutionContext ec(interp, run_options);

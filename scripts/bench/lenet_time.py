@@ -16,8 +16,11 @@ precision shares one fresh cuDNN algorithm cache (XDG_CACHE_HOME in the scratch 
 an untimed warm-up run of the short plan first: no timed run autotunes. (Before 2026-11-30 the
 short run autotuned while the long one found the cache, which subtracted the autotuning from the
 long run; with 200 extra steps and one run each that moved the result by up to 1 ms per step.)
--stats confirms the step counts (two conv2d_backward_filter per step). Without the folder or its
-plan: a record saying so, exit 0.
+-stats confirms the step counts (two conv2d_backward_filter per step). The timed runs count GPU
+instructions without timing each by a pair of CUDA events (dmlrt.stats.gpu.events=false: PyTorch
+eager pays no such cost); one more run of each plan with the events gives the per-instruction
+breakdown (per_step_ms) and with_gpu_events_ms. Without the folder or its plan: a record saying
+so, exit 0.
 """
 import argparse
 import json
@@ -79,10 +82,16 @@ def gpu_share(heavy):
     return gpu / tot if tot > 0 else None
 
 
-def run_plan(dmlrt, plan, dtype, work, timeout):
+# -config for the timed runs: GPU instructions counted by -stats but not timed by CUDA events.
+NO_EVENTS_XML = "no_gpu_events.xml"
+
+
+def run_plan(dmlrt, plan, dtype, work, timeout, events=False):
     cmd = [os.path.abspath(dmlrt), "-f", plan, "-gpu", "force", "-stats", "100"]
     if dtype == "fp32":
         cmd += ["-precision", "single"]
+    if not events:
+        cmd += ["-config", NO_EVENTS_XML]
     env = dict(os.environ, XDG_CACHE_HOME=os.path.join(work, "cache-" + dtype))
     t0 = time.perf_counter()
     p = subprocess.run(cmd, cwd=work, capture_output=True, text=True, timeout=timeout, env=env)
@@ -111,24 +120,30 @@ def measure(args, work, plans, steps, dtype):
     short, long_ = plans
     rec = {"section": "lenet", "name": NAME, "dtype": dtype, "dmlrt_ms": None,
            "extra": {"batch": args.batch, "steps": list(steps)}}
+    def checked(r, n):
+        got = backward_filter_count(r["heavy"])
+        if got != 2 * n:
+            raise RuntimeError(f"-stats shows {got} conv2d_backward_filter for {n} steps (expected {2 * n})")
+        return r
+
     try:
         run_plan(args.dmlrt, short, dtype, work, args.timeout)  # warm-up: fills the algorithm cache
-        best = []
+        best, timed = [], []
         for plan, n in ((short, steps[0]), (long_, steps[1])):
-            runs = [run_plan(args.dmlrt, plan, dtype, work, args.timeout) for _ in range(args.repeat)]
-            r = min(runs, key=lambda x: x["exec_s"])
-            got = backward_filter_count(r["heavy"])
-            if got != 2 * n:
-                raise RuntimeError(f"-stats shows {got} conv2d_backward_filter for {n} steps (expected {2 * n})")
-            best.append(r)
+            runs = [checked(run_plan(args.dmlrt, plan, dtype, work, args.timeout), n)
+                    for _ in range(args.repeat)]
+            best.append(min(runs, key=lambda x: x["exec_s"]))
+            # The breakdown: one more run with every GPU instruction timed by CUDA events.
+            timed.append(checked(run_plan(args.dmlrt, plan, dtype, work, args.timeout, events=True), n))
         extra_steps = steps[1] - steps[0]
         rec["dmlrt_ms"] = (best[1]["exec_s"] - best[0]["exec_s"]) * 1e3 / extra_steps
         rec["extra"].update(
             method=f"(execution time of {steps[1]} steps - of {steps[0]} steps) / {extra_steps}",
             exec_s=[b["exec_s"] for b in best], wall_s=[b["wall_s"] for b in best],
             whole_run_ms_per_step=best[0]["exec_s"] * 1e3 / steps[0],
-            gpu_time_share=gpu_share(best[1]["heavy"]), cmd=best[1]["cmd"], top=best[1]["heavy"][:12],
-            per_step_ms=per_step_breakdown(best[0]["heavy"], best[1]["heavy"], extra_steps))
+            with_gpu_events_ms=(timed[1]["exec_s"] - timed[0]["exec_s"]) * 1e3 / extra_steps,
+            gpu_time_share=gpu_share(timed[1]["heavy"]), cmd=best[1]["cmd"], top=timed[1]["heavy"][:12],
+            per_step_ms=per_step_breakdown(timed[0]["heavy"], timed[1]["heavy"], extra_steps))
     except subprocess.TimeoutExpired:
         rec["extra"]["error"] = f"a dmlrt run took longer than {args.timeout} s"
     except Exception as e:  # noqa: BLE001 - recorded; the other precision still runs
@@ -185,6 +200,8 @@ def main(argv):
         if s.returncode != 0:
             return skip(f"make_inputs.py failed: {s.stderr[-600:]}", rc=1)
         os.makedirs(os.path.join(work, "out"), exist_ok=True)
+        with open(os.path.join(work, NO_EVENTS_XML), "w") as f:
+            f.write("<root><dmlrt.stats.gpu.events>false</dmlrt.stats.gpu.events></root>\n")
         shutil.copy(plan_path, os.path.join(work, "short.plan"))
         with open(os.path.join(work, "long.plan"), "w") as f:
             f.write(long_text)

@@ -191,7 +191,8 @@ if "FAIL" in text:
 assert os.path.isfile("in/X.csv") and os.path.isdir("out"), os.getcwd()
 steps = int(re.search(r"TO\n-+CP°assignvar°(\d+)·", text).group(1))
 with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "runs.log"), "a") as log:
-    log.write("%d %s\n" % (steps, os.environ.get("XDG_CACHE_HOME", "-")))
+    events = "off" if "-config" in args and "false" in open(args[args.index("-config") + 1]).read() else "on"
+    log.write("%d %s %s\n" % (steps, os.environ.get("XDG_CACHE_HOME", "-"), events))
 t = 0.5 + (0.0015 if "-precision" in args else 0.002) * steps
 print("SystemDS Statistics:")
 print("Total elapsed time:\t\t%.3f sec." % (t + 0.01))
@@ -264,15 +265,18 @@ class LenetTimeTest(unittest.TestCase):
         self.assertEqual(recs["fp64"]["extra"]["steps"], [20, 520])
         self.assertAlmostEqual(recs["fp64"]["extra"]["whole_run_ms_per_step"], 540 / 20)
         self.assertAlmostEqual(recs["fp64"]["extra"]["gpu_time_share"], 0.15 / 0.151)
-        # Per precision: an untimed warm-up of the short plan, then two runs of each plan, all
-        # with one algorithm cache of their own.
+        self.assertAlmostEqual(recs["fp64"]["extra"]["with_gpu_events_ms"], 2.0, places=6)
+        # Per precision: an untimed warm-up of the short plan, two timed runs of each plan without
+        # CUDA events per instruction, and one with them after each plan's pair (the breakdown),
+        # all with one algorithm cache of their own.
         with open(os.path.join(self.tmp.name, "runs.log")) as f:
             runs = [line.split() for line in f]
-        self.assertEqual([int(r[0]) for r in runs], [20, 20, 20, 520, 520] * 2)
+        self.assertEqual([int(r[0]) for r in runs], [20, 20, 20, 20, 520, 520, 520] * 2)
+        self.assertEqual([r[2] for r in runs], ["off", "off", "off", "on", "off", "off", "on"] * 2)
         caches = [r[1] for r in runs]
-        self.assertEqual(len(set(caches[:5])), 1)
-        self.assertEqual(len(set(caches[5:])), 1)
-        self.assertNotEqual(caches[0], caches[5])
+        self.assertEqual(len(set(caches[:7])), 1)
+        self.assertEqual(len(set(caches[7:])), 1)
+        self.assertNotEqual(caches[0], caches[7])
         self.assertTrue(caches[0].endswith("cache-fp64"), caches[0])
 
     def test_extra_steps_and_step_count_check(self):

@@ -91,6 +91,7 @@ TEST_CASE("config: defaults and every honoured key", "[config]") {
   CHECK(d.memory.available_gpus == "-1");
   CHECK(d.stats_max_wrap_length == 30);
   CHECK(d.default_block_size == 1000);
+  CHECK(d.stats_gpu_events);
 
   ConfigMessages messages;
   const RuntimeConfig c = parse(
@@ -101,6 +102,7 @@ TEST_CASE("config: defaults and every honoured key", "[config]") {
       "<sysds.gpu.sync.postProcess>TRUE</sysds.gpu.sync.postProcess>\n"
       "<sysds.gpu.eager.cudaFree>true</sysds.gpu.eager.cudaFree>\n"
       "<sysds.stats.maxWrapLength>40</sysds.stats.maxWrapLength>\n"
+      "<dmlrt.stats.gpu.events>false</dmlrt.stats.gpu.events>\n"
       "<sysds.defaultblocksize>2048</sysds.defaultblocksize>\n"
       "<sysds.scratch>/tmp/s</sysds.scratch>\n",
       &messages);
@@ -113,6 +115,7 @@ TEST_CASE("config: defaults and every honoured key", "[config]") {
   CHECK(c.gpu_sync_post_process);
   CHECK(c.gpu_eager_cuda_free);
   CHECK(c.stats_max_wrap_length == 40);
+  CHECK_FALSE(c.stats_gpu_events);
   CHECK(c.default_block_size == 2048);
   CHECK(c.scratch == "/tmp/s");
 
@@ -137,6 +140,7 @@ TEST_CASE("config: bad values name file, line and key", "[config]") {
       {"sysds.gpu.memory.util.factor", "lots", "expected a number in (0, 1], got 'lots'"},
       {"sysds.gpu.sync.postProcess", "yes", "expected true or false, got 'yes'"},
       {"sysds.gpu.eager.cudaFree", "1", "expected true or false, got '1'"},
+      {"dmlrt.stats.gpu.events", "off", "expected true or false, got 'off'"},
       {"sysds.stats.maxWrapLength", "-3", "expected a positive integer, got '-3'"},
       {"sysds.defaultblocksize", "1k", "expected a positive integer, got '1k'"},
       {"sysds.defaultblocksize", "0", "expected a positive integer, got '0'"},
