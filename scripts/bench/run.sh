@@ -80,7 +80,7 @@ fi
 step torch_anchor "${TORCH_TIMEOUT_S:-100}" python3 scripts/bench/torch_anchor.py "$out/torch_anchor.json" \
   --budget-s "${TORCH_BUDGET_S:-70}" ${TORCH_ARGS:-}
 if [ -d scripts/bench/lenet ]; then
-  step lenet "${LENET_TIMEOUT_S:-75}" python3 scripts/bench/lenet_time.py --dmlrt "$carry/dmlrt" \
+  step lenet "${LENET_TIMEOUT_S:-150}" python3 scripts/bench/lenet_time.py --dmlrt "$carry/dmlrt" \
     --out "$out/lenet.json" --timeout 30
 else
   echo "scripts/bench/lenet/ is not there yet: LeNet plan timing skipped" | tee -a "$log" >&2

@@ -258,25 +258,25 @@ class LenetTimeTest(unittest.TestCase):
         self.assertEqual(rc, 0)
         recs = {r["dtype"]: r for r in doc["records"]}
         self.assertEqual(set(recs), {"fp64", "fp32"})
-        # 20 and 520 steps: (0.5 + 0.002 * 520) - (0.5 + 0.002 * 20) = 1.0 s over 500 steps.
+        # 20 and 2020 steps: (0.5 + 0.002 * 2020) - (0.5 + 0.002 * 20) = 4.0 s over 2000 steps.
         self.assertAlmostEqual(recs["fp64"]["dmlrt_ms"], 2.0, places=6)
         self.assertAlmostEqual(recs["fp32"]["dmlrt_ms"], 1.5, places=6)
         self.assertIn("-precision single", recs["fp32"]["extra"]["cmd"])
-        self.assertEqual(recs["fp64"]["extra"]["steps"], [20, 520])
+        self.assertEqual(recs["fp64"]["extra"]["steps"], [20, 2020])
         self.assertAlmostEqual(recs["fp64"]["extra"]["whole_run_ms_per_step"], 540 / 20)
         self.assertAlmostEqual(recs["fp64"]["extra"]["gpu_time_share"], 0.15 / 0.151)
         self.assertAlmostEqual(recs["fp64"]["extra"]["with_gpu_events_ms"], 2.0, places=6)
-        # Per precision: an untimed warm-up of the short plan, two timed runs of each plan without
-        # CUDA events per instruction, and one with them after each plan's pair (the breakdown),
-        # all with one algorithm cache of their own.
+        # Per precision: an untimed warm-up of the short plan, three timed runs of each plan
+        # without CUDA events per instruction, and one with them after each plan's three (the
+        # breakdown), all with one algorithm cache of their own.
         with open(os.path.join(self.tmp.name, "runs.log")) as f:
             runs = [line.split() for line in f]
-        self.assertEqual([int(r[0]) for r in runs], [20, 20, 20, 20, 520, 520, 520] * 2)
-        self.assertEqual([r[2] for r in runs], ["off", "off", "off", "on", "off", "off", "on"] * 2)
+        self.assertEqual([int(r[0]) for r in runs], [20] * 5 + [2020] * 4 + [20] * 5 + [2020] * 4)
+        self.assertEqual([r[2] for r in runs], (["off"] * 4 + ["on"] + ["off"] * 3 + ["on"]) * 2)
         caches = [r[1] for r in runs]
-        self.assertEqual(len(set(caches[:7])), 1)
-        self.assertEqual(len(set(caches[7:])), 1)
-        self.assertNotEqual(caches[0], caches[7])
+        self.assertEqual(len(set(caches[:9])), 1)
+        self.assertEqual(len(set(caches[9:])), 1)
+        self.assertNotEqual(caches[0], caches[9])
         self.assertTrue(caches[0].endswith("cache-fp64"), caches[0])
 
     def test_extra_steps_and_step_count_check(self):
