@@ -53,6 +53,7 @@ struct FusedCellPlan {
   std::vector<bool> input_full;
   std::vector<Operand> scalars;
   std::vector<std::pair<int, std::string>> outputs;
+  std::vector<std::string> written;  // every variable a step writes, once each
 };
 
 // Limits of one chain (those of the kernel's program, kernels/cuda/fused_cellwise.h).
@@ -65,8 +66,9 @@ inline constexpr int kFusedCellMaxScalars = 16;
 // (`is_step[i]`) and the createvar / rmvar lines between them. On the GPU it runs every createvar,
 // the chain as one kernel, then every rmvar (the rewrite checked that this order is equivalent);
 // elsewhere, or when an operand does not fit the chain at run time (a CPU placement, a missing or
-// unread input, a shape the kernel does not broadcast, an empty matrix, a string scalar), it runs
-// `parts` through ExecutionContext::services().run_parts, exactly as the plan would have.
+// unread input, a shape the kernel does not broadcast, an empty matrix, a string scalar, a written
+// variable whose matrix object another name shares), it runs `parts` through
+// ExecutionContext::services().run_parts, exactly as the plan would have.
 InstructionPtr make_fused_cellwise(FusedCellPlan plan, std::vector<InstructionPtr> parts,
                                    std::vector<bool> is_step);
 

@@ -165,6 +165,14 @@ class FusedCellwiseInstruction final : public Instruction {
         return false;
       }
     }
+    // A step writes into the object bound to its output (set_gpu_output), so where another name
+    // shares that object (cpvar, a function's argument) the plain lines change that name too,
+    // and a later step would read the new value where the chain reads its input: run the lines.
+    for (const std::string& name : plan_.written) {
+      const Value* v = ec.find(name);
+      const auto* mo = v != nullptr ? std::get_if<std::shared_ptr<MatrixObject>>(v) : nullptr;
+      if (mo != nullptr && mo->use_count() > 1) return false;
+    }
     // Placement: every step would have run on the GPU (its inputs and output, full size, within
     // the budget under -gpu).
     int64_t bytes = -1;

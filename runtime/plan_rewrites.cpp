@@ -221,7 +221,9 @@ inst::InstructionPtr make_cpvar(const std::string& src, const std::string& dst,
 // before it), any other matrix as an input of the chain. Of each variable the steps write, the last
 // value is written to memory (bound to the variable) unless it is dead: removed by an rmvar of the
 // window, or the first line after the window that names it is an rmvar of it. Earlier values of
-// a variable written twice are seen by no line, and dead ones only by their rmvar.
+// a variable written twice are seen by no line, and dead ones only by their rmvar. (A step writes
+// into the matrix object bound to its output; where another name shares that object, the chain
+// runs its lines instead: FusedCellPlan::written is checked at run time.)
 // At run time the chain falls back to its original lines, run one by one exactly as written, when
 // it does not fit the kernel (instructions/fused_cellwise.h lists when), so results, errors and
 // messages are those of the plan; on the fused path the values are the separate kernels' bits
@@ -293,6 +295,7 @@ bool add_step(ChainState& st, const inst::CellOpText& c, bool first) {
     }
     step.args.push_back(a);
   }
+  if (st.reg.count(c.output.name) == 0) st.plan.written.push_back(c.output.name);
   st.reg[c.output.name] = static_cast<int>(st.plan.steps.size());
   st.mentioned.insert(c.output.name);
   st.plan.steps.push_back(std::move(step));

@@ -4,8 +4,9 @@
 // NaN, same sign of zero) and the CPU's values within 1e-9 (FP64) / 1e-4 (FP32), for every binary
 // op, every unary builtin, the ternaries, scalar-left forms, row and column vector broadcasts, on
 // 1x1, vector, odd and larger shapes with dense, sparse, ultra-sparse and empty inputs, in FP64 and
-// FP32. Chains that do not fit the kernel (an outer broadcast, an empty dimension, a mismatched
-// shape) fall back to their lines: same results, same error messages, -stats line by line.
+// FP32. Chains that do not fit the kernel (an outer broadcast, an empty dimension, a written
+// variable whose object another name shares, a mismatched shape) fall back to their lines: same
+// results, same error messages, -stats line by line.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <map>
@@ -252,6 +253,12 @@ TEST_CASE("gpu fused cellwise: chains that do not fit fall back to their lines",
                 {{"c", input(9, 1, formats()[0], seed + 1, dt)},
                  {"r", input(1, 5, formats()[0], seed + 2, dt)}},
                 dt, gpu, /*expect_fused=*/false);
+    // A written variable sharing its object with an input (cpvar X T1): the plain lines change X
+    // when they write T1, so the second step reads X + 1; the chain must run its lines.
+    check_chain("aliased output",
+                {"CP°cpvar°X°T1", "CP°+°" + m("X") + "°" + lit("1") + "°" + m("T1"),
+                 "CP°*°" + m("T1") + "°" + m("X") + "°" + m("R")},
+                {{"X", input(6, 5, formats()[0], seed + 5, dt)}}, dt, gpu, /*expect_fused=*/false);
     // An empty dimension.
     check_chain("0x5",
                 {"CP°+°" + m("X") + "°" + lit("1") + "°" + m("T1"),

@@ -156,6 +156,7 @@ TEST_CASE("fuse cellwise: an SGD-Nesterov update becomes one chain", "[rewrite][
   CHECK(plan->scalars.size() == 3);
   // T1 is removed in the window; T2 and T3 are moved to Vout and Wout afterwards.
   CHECK(plan->outputs == std::vector<std::pair<int, std::string>>{{1, "T2"}, {2, "T3"}});
+  CHECK(plan->written == std::vector<std::string>{"T1", "T2", "T3"});
   REQUIRE(plan->steps.size() == 3);
   CHECK(plan->steps[1].args[2].kind == inst::FusedCellArg::Kind::kStep);
   CHECK(plan->steps[1].args[2].index == 0);
@@ -171,6 +172,7 @@ TEST_CASE("fuse cellwise: a variable written twice keeps only its last value", "
   CHECK(plan->inputs == std::vector<std::string>{"A"});
   // Both are live out of the block (no rmvar): B from step 8, A from step 9.
   CHECK(plan->outputs == std::vector<std::pair<int, std::string>>{{8, "B"}, {9, "A"}});
+  CHECK(plan->written == std::vector<std::string>{"B", "A"});
   for (size_t s = 1; s < plan->steps.size(); ++s) {
     CHECK(plan->steps[s].args[0].kind == inst::FusedCellArg::Kind::kStep);
     CHECK(plan->steps[s].args[0].index == static_cast<int>(s) - 1);
