@@ -262,6 +262,43 @@ TEST_CASE("fuse cellwise: unary, ternary, ^2 and scalar-left steps join chains",
   CHECK(plan->steps[3].kind == inst::CellOpKind::kTernary);
 }
 
+TEST_CASE("fuse cellwise: chains in loops, branches and functions are fused and run as written",
+          "[rewrite][fused]") {
+  std::string inner;
+  for (const std::string& l : ping_pong_lines(4)) inner += "--------" + l + "\n";
+  const std::string plan =
+      "PROGRAM\n--FUNCTIONS\n----FUNCTION .defaultNS::f [in=A·MATRIX·FP64] [out=A·MATRIX·FP64]\n"
+      "------GENERIC\n" +
+      inner +
+      "--MAIN PROGRAM\n----FOR (lines 1-3) [iter=i]\n------FROM\n"
+      "------CP°assignvar°1·SCALAR·INT64·true°__pred·SCALAR·INT64\n------TO\n"
+      "------CP°assignvar°3·SCALAR·INT64·true°__pred·SCALAR·INT64\n------GENERIC\n" +
+      inner +
+      "----IF\n------CP°assignvar°true·SCALAR·BOOLEAN·true°__pred·SCALAR·BOOLEAN\n"
+      "------GENERIC\n" +
+      inner + "----ELSE\n------GENERIC\n" + inner +
+      "----GENERIC\n------CP°fcall°.defaultNS°f°true°1°1°A=A·MATRIX·FP64·false°A\n";
+  Program plain = parse_plan(plan, "n.plan");
+  Program fused = parse_plan(plan, "n.plan");
+  REQUIRE(apply_plan_rewrites(plain, config_with(false)).cellwise_chains == 0);
+  const RewriteReport r = apply_plan_rewrites(fused, config_with(true));
+  CHECK(r.cellwise_chains == 4);
+  CHECK(r.cellwise_steps == 16);
+  CHECK(inst::fused_cellwise_plan(
+            *fused.functions.at(".defaultNS::f").body.at(0)->instructions.at(0)) != nullptr);
+  CHECK(inst::fused_cellwise_plan(*fused.main.at(0)->body.at(0)->instructions.at(0)) != nullptr);
+  CHECK(inst::fused_cellwise_plan(*fused.main.at(1)->else_body.at(0)->instructions.at(0)) !=
+        nullptr);
+  // 3 iterations, the IF branch and the function: 5 x 4 = 20 additions of 1.
+  const std::map<std::string, MatrixBlock> in = {{"A", MatrixBlock::dense(2, 3, 0.25)}};
+  const RunResult a = run(plain, in), b = run(fused, in);
+  REQUIRE(a.matrices.count("A") == 1);
+  REQUIRE(b.matrices.count("A") == 1);
+  CHECK(a.matrices.at("A").get(1, 2) == 20.25);
+  CHECK(b.matrices.at("A").get(1, 2) == 20.25);
+  CHECK(a.names == b.names);
+}
+
 TEST_CASE("fuse cellwise: a chain stays within the kernel's limits", "[rewrite][fused]") {
   // 17 steps: the first 16 form a chain, the last is left alone.
   RewriteReport r;
