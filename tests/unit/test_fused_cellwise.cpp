@@ -7,9 +7,12 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <variant>
 #include <vector>
 
 #include "common/compare.h"
