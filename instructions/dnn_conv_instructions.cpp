@@ -7,6 +7,7 @@
 // choice], Note [DNN batch splitting] in dnn_gpu_common.h). make_conv2d_bias_add_relu builds a
 // conv2d_bias_add whose output is max(conv + bias, 0) on both backends, for a fusing plan rewrite.
 #include <algorithm>
+#include <limits>
 #include <cmath>
 #include <sstream>
 
@@ -79,14 +80,16 @@ namespace kc = kernels::cuda;
 // or TF32 settings' forbidden notes (the filter of Note [cuDNN graph engines]).
 //
 // Note [cuDNN workspace cap]
-// The workspace of one conv pass is at most kMaxConvWorkspace = 4 GiB and never more than the
-// intermediate budget leaves after the operands (see chunk_plan). 4 GiB covers the largest winning
-// workspace measured on the H200 for the ten benchmark layers (Winograd-nonfused on VGG conv1_2,
-// FP32, 3.5 GiB at N=64, 1.6x faster than PyTorch's pick: peers-and-perf.md §1a), is what
-// TensorFlow settled on for TF32 kernels (§1f: 4-8 GB), and is 3% of an H200; SystemDS's 1e9
-// would lose that algorithm. The find allocates only the largest workspace some algorithm needs
-// within the cap (not the cap itself), and frees it back to the manager's cache at once.
-constexpr int64_t kMaxConvWorkspace = int64_t{4} << 30;
+// The workspace of one conv pass is at most kMaxConvWorkspace = 8 GiB and never more than the
+// intermediate budget leaves after the operands (see chunk_plan). The winning workspaces measured
+// on the H200 for the ten benchmark layers reach 4.8 GiB: the FP32 FFT backward filter of VGG
+// conv1_2 at N=64 needs 5,150,605,312 bytes and runs 1.13x faster than the best algorithm within
+// 4 GiB (7.82 vs 8.80 ms, 2026-11-30), and Winograd-nonfused there needs 3.5 GiB
+// (peers-and-perf.md §1a). 8 GiB is TensorFlow's upper setting for TF32 kernels (§1f: 4-8 GB)
+// and 6% of an H200; a first cap of 4 GiB lost that FFT, and SystemDS's 1e9 would lose both. The
+// find allocates only the largest workspace some algorithm needs within the cap (not the cap
+// itself), and frees it back to the manager's cache at once.
+constexpr int64_t kMaxConvWorkspace = int64_t{8} << 30;
 
 // The rows of a batch chunk and the workspace cap that go with it; see chunk_plan.
 struct ChunkPlan {
@@ -372,12 +375,20 @@ dmlrt::gpu::ConvAlgoKey algo_key(mem::GpuSession& gpu, Pass pass, const kc::Conv
   return key;
 }
 
+// The math type legacy algorithm `c` runs with: the one the find reports, except that FMA math
+// stays FMA whatever it says, so that FP32 never runs TF32 unless allowed.
+cudnnMathType_t legacy_math(const mem::GpuSession& gpu, const dmlrt::gpu::ConvAlgoChoice& c) {
+  const cudnnMathType_t requested = math_type_of(gpu);
+  return requested == CUDNN_FMA_MATH ? CUDNN_FMA_MATH : static_cast<cudnnMathType_t>(c.math_type);
+}
+
 // Times the legacy algorithms of one chunk (Note [cuDNN algorithm choice]) with the largest
-// workspace some algorithm needs within `cap` (halved while the manager cannot give it).
-// Backward filter accumulating into dW (beta 1) is timed into a scratch dW, so that the find does
-// not overwrite the chunks already summed.
+// workspace some algorithm needs within `cap` (halved while the manager cannot give it): the
+// find picks the algorithms that run, then each is timed again warm, as the graph engines are
+// (Note [Timing candidates warm]). Backward filter accumulating into dW (beta 1) is timed into a
+// scratch dW, so that the find does not overwrite the chunks already summed.
 dmlrt::gpu::ConvAlgoList time_algorithms(mem::GpuSession& gpu, cudnnHandle_t h, Pass pass,
-                                         const kc::ConvDescriptors& desc, kc::ConvTensors t,
+                                         kc::ConvDescriptors& desc, kc::ConvTensors t,
                                          double beta, int64_t cap, const std::string& what) {
   size_t need = 0;
   const int count = kc::algorithm_count(h, pass);
@@ -403,8 +414,31 @@ dmlrt::gpu::ConvAlgoList time_algorithms(mem::GpuSession& gpu, cudnnHandle_t h, 
                              what + " (cuDNN find output)");
     t.w = scratch_dw.data();
   }
-  return kc::find_algorithms(h, pass, desc, t, workspace.data(), need,
-                             gpu.options().cudnn_deterministic);
+  dmlrt::gpu::ConvAlgoList found = kc::find_algorithms(h, pass, desc, t, workspace.data(), need,
+                                                       gpu.options().cudnn_deterministic);
+  const cudnnMathType_t requested = math_type_of(gpu);
+  double best = std::numeric_limits<double>::infinity();
+  for (dmlrt::gpu::ConvAlgoChoice& c : found) {  // fastest first: `best` falls quickly
+    desc.set_math(legacy_math(gpu, c));
+    size_t ws = 0;
+    if (!kc::algorithm_workspace(h, pass, desc, c.algo, &ws) || ws > need) continue;
+    try {
+      c.time_ms = kc::best_run_ms(
+          gpu.context().stream(),
+          [&] { kc::run_algorithm(h, pass, desc, c.algo, t, workspace.data(), ws, 0.0); }, 3,
+          best);
+      best = std::min(best, c.time_ms);
+    } catch (const CudnnError& err) {  // keeps the find's time; the run path moves past it
+      DMLRT_DEBUG(what << ": timing legacy algorithm " << c.algo << " again failed: "
+                       << err.what());
+    }
+  }
+  desc.set_math(requested);
+  std::stable_sort(found.begin(), found.end(),
+                   [](const dmlrt::gpu::ConvAlgoChoice& a, const dmlrt::gpu::ConvAlgoChoice& b) {
+                     return a.time_ms < b.time_ms;
+                   });
+  return found;
 }
 
 // Which graph-API engines this session accepts, within `cap` bytes of workspace.
@@ -856,11 +890,7 @@ bool Conv2d::run_chunk(mem::GpuSession& gpu, Pass pass, const kc::ConvDims& d,
         continue;
       }
       try {
-        // The find reports the math type each algorithm ran with; FMA math stays FMA whatever
-        // it says, so that FP32 never runs TF32 unless allowed.
-        const cudnnMathType_t requested = math_type_of(gpu);
-        desc.set_math(requested == CUDNN_FMA_MATH ? CUDNN_FMA_MATH
-                                                  : static_cast<cudnnMathType_t>(c.math_type));
+        desc.set_math(legacy_math(gpu, c));
         size_t ws = 0;
         if (!kc::algorithm_workspace(h, pass, desc, c.algo, &ws) ||
             ws > static_cast<size_t>(workspace_cap)) {

@@ -9,10 +9,12 @@
 // nothing synchronises.
 #pragma once
 
+#include <cuda_runtime_api.h>
 #include <cudnn.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -95,6 +97,14 @@ bool algorithm_workspace(cudnnHandle_t h, gpu::ConvPass pass, const ConvDescript
 gpu::ConvAlgoList find_algorithms(cudnnHandle_t h, gpu::ConvPass pass, const ConvDescriptors& d,
                                   const ConvTensors& t, void* workspace, size_t workspace_bytes,
                                   bool deterministic_only);
+
+// Times one candidate on `stream` the way every autotuning candidate is timed (Note [Timing
+// candidates warm]): one warm-up run of `run`, then, when the warm-up took at most
+// kRepeatFactor x `best_ms` (the best time so far; infinity for the first), the best of
+// `repetitions` more. Milliseconds; synchronises on its timing events.
+constexpr double kRepeatFactor = 4.0;
+double best_run_ms(cudaStream_t stream, const std::function<void()>& run, int repetitions,
+                   double best_ms);
 
 // Runs legacy `algo` of `pass`: out = conv + beta * out (beta 0 or 1; backward filter accumulates
 // batch chunks with beta 1). The caller set the descriptor's math type.

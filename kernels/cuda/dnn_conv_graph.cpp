@@ -19,8 +19,6 @@ namespace {
 
 // The uids of the three tensors of every conv graph (the variant pack uses the same).
 constexpr int64_t kUidX = 1, kUidW = 2, kUidY = 3;
-// A warm-up slower than this many times the best time so far is not repeated.
-constexpr double kRepeatFactor = 4.0;
 
 // cuDNN's last error message (cuDNN 9 records one per thread), for skip reasons.
 std::string last_cudnn_message() {
@@ -471,17 +469,6 @@ gpu::ConvAlgoList time_graph_plans(cudnnHandle_t h, cudaStream_t stream,
                                    std::vector<std::unique_ptr<GraphConvPlan>>* plans,
                                    const ConvTensors& t, void* workspace, uint64_t workspace_bytes,
                                    int repetitions, std::vector<std::string>* skipped) {
-  const gpu::UniqueEvent start = gpu::make_timing_event(), stop = gpu::make_timing_event();
-  // One run's milliseconds on the stream.
-  auto run_ms = [&](const GraphConvPlan& p) {
-    DMLRT_CUDA_CHECK(cudaEventRecord(start.get(), stream));
-    p.execute(h, t, workspace);
-    DMLRT_CUDA_CHECK(cudaEventRecord(stop.get(), stream));
-    DMLRT_CUDA_CHECK(cudaEventSynchronize(stop.get()));
-    float ms = 0.0f;
-    DMLRT_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
-    return static_cast<double>(ms);
-  };
   std::vector<std::unique_ptr<GraphConvPlan>> timed;
   double best = std::numeric_limits<double>::infinity();
   for (std::unique_ptr<GraphConvPlan>& p : *plans) {
@@ -493,10 +480,8 @@ gpu::ConvAlgoList time_graph_plans(cudnnHandle_t h, cudaStream_t stream,
       continue;
     }
     try {
-      double ms = run_ms(*p);  // warm-up
-      if (ms <= kRepeatFactor * best) {
-        for (int i = 0; i < repetitions; ++i) ms = std::min(ms, run_ms(*p));
-      }
+      const double ms =
+          best_run_ms(stream, [&] { p->execute(h, t, workspace); }, repetitions, best);
       p->choice().time_ms = ms;
       best = std::min(best, ms);
       timed.push_back(std::move(p));

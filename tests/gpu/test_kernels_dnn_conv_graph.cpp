@@ -6,14 +6,18 @@
 // filters, 1x1 filters, C = 1, N = 1; the timing (sorted, workspace within what was given); beta =
 // 1 accumulation; pointers that are only element-aligned (batch-chunk offsets); the rebuild of
 // plans from cache records (through the cache file's text, on a second context) and the plan memo;
-// the filters (TF32, deterministic, workspace cap) and records that cannot be rebuilt.
+// the filters (TF32, deterministic, workspace cap) and records that cannot be rebuilt; the
+// timing rule every candidate shares (best_run_ms).
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gpu_context/conv_algo_cache.h"
@@ -514,5 +518,43 @@ TEST_CASE("graph conv: FP32 with TF32 allowed stays within 1e-2", "[gpu][kernel]
     for (const auto& p : plans)
       check_close<float>(label_of(k, pass, "TF32", p->choice().to_string()), run_plan(h, *p, d),
                          d.ref, reduction_length(k, pass), 1e-2);
+  }
+}
+
+namespace {
+// A host function on the stream that sleeps `ms` milliseconds: a run of known length.
+void CUDART_CB sleep_on_stream(void* ms) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(*static_cast<int*>(ms)));
+}
+}  // namespace
+
+TEST_CASE("best_run_ms: a warm-up is repeated only within kRepeatFactor of the best so far",
+          "[gpu][kernel][dnn][cudnn]") {
+  dmlrt::gpu::GpuContext ctx(0);
+  int sleep_ms = 5;
+  int runs = 0;
+  const auto run = [&] {
+    ++runs;
+    REQUIRE(cudaLaunchHostFunc(ctx.stream(), sleep_on_stream, &sleep_ms) == cudaSuccess);
+  };
+  SECTION("the first candidate (best so far: none) is repeated") {
+    const double ms =
+        cuda::best_run_ms(ctx.stream(), run, 3, std::numeric_limits<double>::infinity());
+    CHECK(runs == 4);
+    CHECK(ms >= 4.5);
+  }
+  SECTION("within the factor: repeated") {
+    const double ms = cuda::best_run_ms(ctx.stream(), run, 2, sleep_ms / cuda::kRepeatFactor * 2);
+    CHECK(runs == 3);
+    CHECK(ms >= 4.5);
+  }
+  SECTION("slower than the factor allows: one run, its time") {
+    const double ms = cuda::best_run_ms(ctx.stream(), run, 3, 1.0 / cuda::kRepeatFactor);
+    CHECK(runs == 1);
+    CHECK(ms >= 4.5);
+  }
+  SECTION("a failing run propagates its error") {
+    const auto failing = [] { throw dmlrt::CudnnError("cudnn failed", CUDNN_STATUS_NOT_SUPPORTED); };
+    CHECK_THROWS_WITH(cuda::best_run_ms(ctx.stream(), failing, 3, 1.0), "cudnn failed");
   }
 }
