@@ -856,6 +856,11 @@ bool Conv2d::run_chunk(mem::GpuSession& gpu, Pass pass, const kc::ConvDims& d,
         return false;
       }
       list = cache.insert(key, found);
+      DMLRT_DEBUG(what << ": candidates for " << key_text << ", fastest first:" << [&] {
+                    std::string all;
+                    for (const dmlrt::gpu::ConvAlgoChoice& c : list) all += " " + c.to_string();
+                    return all;
+                  }());
     }
     for (const dmlrt::gpu::ConvAlgoChoice& c : list) {
       if (!fits(c)) continue;

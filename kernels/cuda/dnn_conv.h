@@ -99,9 +99,10 @@ gpu::ConvAlgoList find_algorithms(cudnnHandle_t h, gpu::ConvPass pass, const Con
                                   bool deterministic_only);
 
 // Times one candidate on `stream` the way every autotuning candidate is timed (Note [Timing
-// candidates warm]): one warm-up run of `run`, then, when the warm-up took at most
-// kRepeatFactor x `best_ms` (the best time so far; infinity for the first), the best of
-// `repetitions` more. Milliseconds; synchronises on its timing events.
+// candidates warm]): one isolated warm-up run of `run`; when it took at most kRepeatFactor x
+// `best_ms` (the best time so far; infinity for the first), a pre-roll run and then `repetitions`
+// runs back to back, each timed by its own events, of which the best counts. Milliseconds (the
+// warm-up's when not repeated); synchronises on its events.
 constexpr double kRepeatFactor = 4.0;
 double best_run_ms(cudaStream_t stream, const std::function<void()>& run, int repetitions,
                    double best_ms);
