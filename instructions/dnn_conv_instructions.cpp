@@ -7,8 +7,8 @@
 // choice], Note [DNN batch splitting] in dnn_gpu_common.h). make_conv2d_bias_add_relu builds a
 // conv2d_bias_add whose output is max(conv + bias, 0) on both backends, for a fusing plan rewrite.
 #include <algorithm>
-#include <limits>
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 #include "gpu_context/error.h"
@@ -388,8 +388,8 @@ cudnnMathType_t legacy_math(const mem::GpuSession& gpu, const dmlrt::gpu::ConvAl
 // (Note [Timing candidates warm]). Backward filter accumulating into dW (beta 1) is timed into a
 // scratch dW, so that the find does not overwrite the chunks already summed.
 dmlrt::gpu::ConvAlgoList time_algorithms(mem::GpuSession& gpu, cudnnHandle_t h, Pass pass,
-                                         kc::ConvDescriptors& desc, kc::ConvTensors t,
-                                         double beta, int64_t cap, const std::string& what) {
+                                         kc::ConvDescriptors& desc, kc::ConvTensors t, double beta,
+                                         int64_t cap, const std::string& what) {
   size_t need = 0;
   const int count = kc::algorithm_count(h, pass);
   for (int a = 0; a < count; ++a) {
@@ -425,12 +425,11 @@ dmlrt::gpu::ConvAlgoList time_algorithms(mem::GpuSession& gpu, cudnnHandle_t h, 
     try {
       c.time_ms = kc::best_run_ms(
           gpu.context().stream(),
-          [&] { kc::run_algorithm(h, pass, desc, c.algo, t, workspace.data(), ws, 0.0); }, 3,
-          best);
+          [&] { kc::run_algorithm(h, pass, desc, c.algo, t, workspace.data(), ws, 0.0); }, 3, best);
       best = std::min(best, c.time_ms);
     } catch (const CudnnError& err) {  // keeps the find's time; the run path moves past it
-      DMLRT_DEBUG(what << ": timing legacy algorithm " << c.algo << " again failed: "
-                       << err.what());
+      DMLRT_DEBUG(what << ": timing legacy algorithm " << c.algo
+                       << " again failed: " << err.what());
     }
   }
   desc.set_math(requested);
@@ -517,9 +516,10 @@ dmlrt::gpu::ConvAlgoList time_engines(mem::GpuSession& gpu, cudnnHandle_t h,
 // measure at most 1.2e-5 from the GEMM-ordered one, and the benchmark's conv rows all meet their
 // target with the check on (the 1.12-1.26x losses of earlier runs came from the workspace cap
 // and from cold timings: Note [cuDNN workspace cap], Note [Timing candidates warm]). "off"
-// accepts whatever times fastest, as PyTorch does. Not checked: FP64 (every algorithm agrees with the CPU to 1e-9 in the
-// tests), TF32 sessions (dmlrt.gpu.allow.tf32 accepts TF32's ~1e-3) and inputs whose reference is
-// not finite. Cost: one extra run per candidate and a few cuBLAS calls, once per shape.
+// accepts whatever times fastest, as PyTorch does. Not checked: FP64 (every algorithm agrees with
+// the CPU to 1e-9 in the tests), TF32 sessions (dmlrt.gpu.allow.tf32 accepts TF32's ~1e-3) and
+// inputs whose reference is not finite. Cost: one extra run per candidate and a few cuBLAS calls,
+// once per shape.
 
 dmlrt::gpu::ConvAlgoList drop_inaccurate(mem::GpuSession& gpu, cudnnHandle_t h,
                                          kc::GraphPlanMemo& memo, const std::string& key, Pass pass,
@@ -860,10 +860,10 @@ bool Conv2d::run_chunk(mem::GpuSession& gpu, Pass pass, const kc::ConvDims& d,
       }
       list = cache.insert(key, found);
       DMLRT_DEBUG(what << ": candidates for " << key_text << ", fastest first:" << [&] {
-                    std::string all;
-                    for (const dmlrt::gpu::ConvAlgoChoice& c : list) all += " " + c.to_string();
-                    return all;
-                  }());
+        std::string all;
+        for (const dmlrt::gpu::ConvAlgoChoice& c : list) all += " " + c.to_string();
+        return all;
+      }());
     }
     for (const dmlrt::gpu::ConvAlgoChoice& c : list) {
       if (!fits(c)) continue;

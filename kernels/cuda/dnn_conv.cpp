@@ -192,9 +192,9 @@ gpu::ConvAlgoList find_algorithms(cudnnHandle_t h, gpu::ConvPass pass, const Con
 //   14x14), which runs in 0.173 ms back to back, and 0.245 ms for an FFT that runs in 0.218.
 // - Runs timed one at a time between events on an idle stream, even warm and best of 3, measured
 //   that Winograd at 0.213-0.248 ms and the FFT engine at 0.225-0.234: the GPU waits while the
-//   host enqueues each kernel of a multi-kernel algorithm, so every algorithm pays its host
-//   launch cost, Winograd (four kernels) more than most. The FFT engine came first in the sorted
-//   list, and the benchmark runs of two sessions lost 1.26x on that layer.
+//   host enqueues the kernels of each run, so every algorithm pays its host launch cost, which
+//   back-to-back runs hide; the more kernels and host work a run has, the more it pays. The FFT
+//   engine came first in the sorted list, and two benchmark runs lost 1.26x on that layer.
 // So every candidate, legacy or engine, is timed by best_run_ms: one warm-up run, isolated (the
 // kRepeatFactor test uses it); then a pre-roll run that keeps the GPU busy while the timed runs
 // are enqueued back to back, each between two events; the best of those. The legacy find picks

@@ -480,8 +480,8 @@ gpu::ConvAlgoList time_graph_plans(cudnnHandle_t h, cudaStream_t stream,
       continue;
     }
     try {
-      const double ms =
-          best_run_ms(stream, [&] { p->execute(h, t, workspace); }, repetitions, best);
+      const double ms = best_run_ms(
+          stream, [&] { p->execute(h, t, workspace); }, repetitions, best);
       p->choice().time_ms = ms;
       best = std::min(best, ms);
       timed.push_back(std::move(p));

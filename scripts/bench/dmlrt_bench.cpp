@@ -872,8 +872,7 @@ void bench_conv_case(Bench& b, Env& env, Timer& timer, const ConvCase& cs, int64
     try {
       mem::DeviceAllocation out = env.gpu().scratch(out_elems * env.elem(), "bench cuDNN output");
       anchor->run(pass, env.device("X").values(), env.device("W").values(),
-                  env.device("D").values(), out.data(), out_elems, ws.data(), ws.bytes(), timer,
-                  r);
+                  env.device("D").values(), out.data(), out_elems, ws.data(), ws.bytes(), timer, r);
       if (have_out) check_result(env, "OUT", out.data(), out_elems, r);
       env.sync();
     } catch (const std::exception& e) {

@@ -2,12 +2,12 @@
 // the CPU references kernels::cpu::conv2d / conv2d_backward_data / conv2d_backward_filter: every
 // engine configuration the heuristics propose (not only the fastest) for each pass, FP64 (1e-9)
 // and FP32 (1e-4 relative, scaled by the reduction length; no TF32 engine unless allowed; the
-// instruction's own accuracy check is tested in test_gpu_dnn_conv.cpp), on small shapes with stride 2, padding, non-square images and
-// filters, 1x1 filters, C = 1, N = 1; the timing (sorted, workspace within what was given); beta =
-// 1 accumulation; pointers that are only element-aligned (batch-chunk offsets); the rebuild of
-// plans from cache records (through the cache file's text, on a second context) and the plan memo;
-// the filters (TF32, deterministic, workspace cap) and records that cannot be rebuilt; the
-// timing rule every candidate shares (best_run_ms).
+// instruction's own accuracy check is tested in test_gpu_dnn_conv.cpp), on small shapes with stride
+// 2, padding, non-square images and filters, 1x1 filters, C = 1, N = 1; the timing (sorted,
+// workspace within what was given); beta = 1 accumulation; pointers that are only element-aligned
+// (batch-chunk offsets); the rebuild of plans from cache records (through the cache file's text, on
+// a second context) and the plan memo; the filters (TF32, deterministic, workspace cap) and records
+// that cannot be rebuilt; the timing rule every candidate shares (best_run_ms).
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
@@ -554,7 +554,9 @@ TEST_CASE("best_run_ms: a warm-up is repeated only within kRepeatFactor of the b
     CHECK(ms >= 4.5);
   }
   SECTION("a failing run propagates its error") {
-    const auto failing = [] { throw dmlrt::CudnnError("cudnn failed", CUDNN_STATUS_NOT_SUPPORTED); };
+    const auto failing = [] {
+      throw dmlrt::CudnnError("cudnn failed", CUDNN_STATUS_NOT_SUPPORTED);
+    };
     CHECK_THROWS_WITH(cuda::best_run_ms(ctx.stream(), failing, 3, 1.0), "cudnn failed");
   }
 }
