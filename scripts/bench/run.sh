@@ -29,7 +29,9 @@ out=${OUT:-/tmp/dmlrt-bench}
 mkdir -p "$out"
 log="$out/run.log"
 : >"$log"
-commit=${BENCH_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
+# The device machine's copy of the tree may carry a stale .git (on 2026-11-30 it named the HEAD of
+# an earlier session), so its HEAD is not trusted: pass BENCH_COMMIT.
+commit=${BENCH_COMMIT:-unknown (BENCH_COMMIT not set)}
 t_start=$(date +%s)
 
 status=()
