@@ -44,6 +44,7 @@
 #include "instructions/opcode_table.h"
 #include "kernels/cuda/dnn_conv.h"
 #include "kernels/cuda/elementwise.h"
+#include "chain_ceiling.h"
 #include "launch_floor.h"
 #include "memory/gpu_session.h"
 #include "runtime/config.h"
@@ -1245,6 +1246,45 @@ void bench_gemm(Bench& b, Env& env, Timer& timer) {
 // plan, three +* / -* lines over four inputs, as the plan rewrite fuses it (T1 dead, T2 and OUT
 // written): 4 reads + 2 writes of n cells against the copy bandwidth. The extra holds the three
 // lines run unfused (3 + 3 + 3 reads and 3 writes).
+// The ceiling of the fused chain's access pattern (4 streams read, 2 written): the same chain
+// written by hand (chain_ceiling.cu), timed on the same inputs. Its time, bandwidth and share of
+// the copy bandwidth go into r.extra (by_hand_*), with dmlrt's share of it and the distance of
+// dmlrt's OUT from its out (0: the same roundings). Whether the copy anchor's 85% is reachable
+// for this pattern at all is what this tells.
+void time_chain_by_hand(Env& env, Timer& timer, double bytes, double copy_gbps, Record& r) {
+  try {
+    const int64_t n = int64_t{8192} * 16384;
+    mem::DeviceAllocation t2 = env.gpu().scratch(n * env.elem(), "bench chain by hand t2");
+    mem::DeviceAllocation out = env.gpu().scratch(n * env.elem(), "bench chain by hand out");
+    const void* in[4] = {env.device("X").values(), env.device("Y").values(),
+                         env.device("Z").values(), env.device("W").values()};
+    const auto run = [&] {
+      if (env.fp64())
+        DMLRT_CUDA_CHECK(dmlrt_bench::launch_sgd_chain_by_hand(
+            static_cast<const double*>(in[0]), static_cast<const double*>(in[1]),
+            static_cast<const double*>(in[2]), static_cast<const double*>(in[3]),
+            static_cast<double*>(t2.data()), static_cast<double*>(out.data()), n, env.stream()));
+      else
+        DMLRT_CUDA_CHECK(dmlrt_bench::launch_sgd_chain_by_hand(
+            static_cast<const float*>(in[0]), static_cast<const float*>(in[1]),
+            static_cast<const float*>(in[2]), static_cast<const float*>(in[3]),
+            static_cast<float*>(t2.data()), static_cast<float*>(out.data()), n, env.stream()));
+    };
+    const Timed tm = timer.time(run);
+    const double gbps = bytes / tm.median_ms * 1e-6;
+    r.extra["by_hand_ms"] = tm.median_ms;
+    r.extra["by_hand_gbps"] = gbps;
+    if (std::isfinite(copy_gbps)) r.extra["by_hand_fraction_of_copy"] = gbps / copy_gbps;
+    if (std::isfinite(r.dmlrt_ms)) r.extra["fraction_of_by_hand"] = tm.median_ms / r.dmlrt_ms;
+    std::string why;
+    const void* got = env.dense_output("OUT", &why);
+    if (got != nullptr) r.extra["by_hand_rel_err"] = env.rel_err(got, out.data(), n);
+    env.sync();
+  } catch (const std::exception& e) {
+    r.extra["by_hand_error"] = e.what();
+  }
+}
+
 void bench_fused_chain(Bench& b, Env& env, Timer& timer, double copy_gbps, double bytes1) {
   Record r{"cell", "fused_sgd_chain_2^27", env.dtype_name()};
   if (b.over_budget()) {
@@ -1281,6 +1321,7 @@ void bench_fused_chain(Bench& b, Env& env, Timer& timer, double copy_gbps, doubl
       r.extra["dmlrt_gbps"] = gbps;
       if (std::isfinite(copy_gbps)) r.extra["fraction_of_copy"] = gbps / copy_gbps;
     }
+    time_chain_by_hand(env, timer, bytes, copy_gbps, r);
     double unfused_ms = 0;
     for (const std::string& l : lines) {
       if (l.rfind("GPU", 0) != 0) continue;

@@ -159,6 +159,10 @@ def build_rows(bench, torch, lenet):
                 row["status"] = verdict(frac, lambda x: x >= CELL_MIN_FRACTION)
                 gb = num(bx.get("dmlrt_gbps"))
                 row["note"] = (f"{gb:.0f} GB/s = {frac:.0%} of copy" if gb and frac else first_error(bx))
+                hand = num(bx.get("by_hand_fraction_of_copy"))
+                if hand is not None and row["note"]:
+                    # The same chain written by hand: the ceiling of its access pattern.
+                    row["note"] += f"; by hand {hand:.0%} of copy"
         elif section == "overhead":
             row["dmlrt_ms"], row["anchor_ms"] = num(br.get("dmlrt_ms")), num(br.get("anchor_ms"))
             row["anchor"] = bx.get("anchor_algo", "")

@@ -76,6 +76,8 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(rows[("cell", "d2d_copy_2^27", "fp64")]["status"], "INFO")
         self.assertEqual(rows[("cell", "plus_XY_2^27", "fp64")]["status"], "PASS")  # 90% of copy
         self.assertEqual(rows[("cell", "exp_X_2^27", "fp64")]["status"], "FAIL")  # 50%
+        r = rows[("cell", "fused_sgd_chain_2^27", "fp32")]  # the chain written by hand beside it
+        self.assertEqual((r["status"], r["note"]), ("PASS", "3580 GB/s = 86% of copy; by hand 88% of copy"))
         self.assertEqual(rows[("overhead", "instr_loop_1x1_plus_scalar", "fp64")]["status"], "PASS")  # 3.2 us
         self.assertEqual(rows[("overhead", "api_for_loop_1x1_plus_scalar", "fp64")]["status"], "FAIL")  # 7.5 us
         r = rows[("lenet", "train_step_b64", "fp64")]
