@@ -1242,10 +1242,6 @@ void bench_gemm(Bench& b, Env& env, Timer& timer) {
 
 // ---- (c) cell-wise ops and reductions vs the copy bandwidth ------------------------------------
 
-// A fused cell-wise chain (Note [Fusing cell-wise chains]): the SGD-Nesterov update of the LeNet
-// plan, three +* / -* lines over four inputs, as the plan rewrite fuses it (T1 dead, T2 and OUT
-// written): 4 reads + 2 writes of n cells against the copy bandwidth. The extra holds the three
-// lines run unfused (3 + 3 + 3 reads and 3 writes).
 // The ceiling of the fused chain's access pattern (4 streams read, 2 written): the same chain
 // written by hand (chain_ceiling.cu), timed on the same inputs. Its time, bandwidth and share of
 // the copy bandwidth go into r.extra (by_hand_*), with dmlrt's share of it and the distance of
@@ -1285,6 +1281,10 @@ void time_chain_by_hand(Env& env, Timer& timer, double bytes, double copy_gbps, 
   }
 }
 
+// A fused cell-wise chain (Note [Fusing cell-wise chains]): the SGD-Nesterov update of the LeNet
+// plan, three +* / -* lines over four inputs, as the plan rewrite fuses it (T1 dead, T2 and OUT
+// written): 4 reads + 2 writes of n cells against the copy bandwidth. The extra holds the three
+// lines run unfused (3 + 3 + 3 reads and 3 writes) and the chain written by hand.
 void bench_fused_chain(Bench& b, Env& env, Timer& timer, double copy_gbps, double bytes1) {
   Record r{"cell", "fused_sgd_chain_2^27", env.dtype_name()};
   if (b.over_budget()) {
