@@ -1,5 +1,6 @@
-// One cell of each cell-wise op on the device (.cu only): the binary ops of kernels/cpu/binary.h
-// and the unary builtins of kernels/cpu/unary.h, with SystemDS CP semantics through
+// One cell of each cell-wise op on the device (.cu only): the binary ops of kernels/cpu/binary.h,
+// the unary builtins of kernels/cpu/unary.h and the ternaries of kernels/cpu/ternary.h, with
+// SystemDS CP semantics through
 // kernels/scalar_ops.h. The cell-wise kernels (elementwise.cu, unary.cu) and the fused cell-wise
 // programs (fused_cellwise.cu) evaluate the same functions, so a fused chain computes the bits the
 // separate kernels would.
@@ -8,12 +9,14 @@
 #include <cmath>
 
 #include "kernels/cpu/binary.h"
+#include "kernels/cpu/ternary.h"
 #include "kernels/cpu/unary.h"
 #include "kernels/scalar_ops.h"
 
 namespace dmlrt::kernels::cuda::cellops {
 
 using cpu::BinaryOp;
+using cpu::TernaryOp;
 using cpu::UnaryOp;
 namespace ops = kernels::ops;
 
@@ -106,6 +109,18 @@ __device__ __forceinline__ T unary_cell(T x) {
     return x * x;
   else
     return x + x;  // kTimes2
+}
+
+// One cell of ternary Op: ifelse, and +* / -* with the product and the sum rounded separately
+// (no contraction into an FMA), as kernels/cpu/ternary.cpp computes them.
+template <TernaryOp Op, typename T>
+__device__ __forceinline__ T ternary_cell(T x, T y, T z) {
+  if constexpr (Op == TernaryOp::kIfElse)
+    return x != T(0) ? y : z;
+  else if constexpr (Op == TernaryOp::kPlusMult)
+    return ops::add_rn(x, ops::mul_rn(y, z));
+  else
+    return ops::sub_rn(x, ops::mul_rn(y, z));
 }
 
 }  // namespace dmlrt::kernels::cuda::cellops

@@ -45,14 +45,7 @@ struct ScalarCell {
 
 template <TernaryOp Op, typename T>
 struct TernaryCell {
-  __device__ T operator()(T x, T y, T z) const {
-    if constexpr (Op == TernaryOp::kIfElse)
-      return x != T(0) ? y : z;
-    else if constexpr (Op == TernaryOp::kPlusMult)
-      return ops::add_rn(x, ops::mul_rn(y, z));
-    else
-      return ops::sub_rn(x, ops::mul_rn(y, z));
-  }
+  __device__ T operator()(T x, T y, T z) const { return cellops::ternary_cell<Op>(x, y, z); }
 };
 
 // Broadcast forms: the (r, c) of each cell picks the vector element. No __restrict__ on `a` or

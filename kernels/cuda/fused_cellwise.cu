@@ -11,11 +11,12 @@
 namespace dmlrt::kernels::cuda {
 namespace {
 
+using cellops::cell;
+using cellops::ternary_cell;
+using cellops::unary_cell;
 using cpu::BinaryOp;
 using cpu::TernaryOp;
 using cpu::UnaryOp;
-using cellops::cell;
-using cellops::unary_cell;
 namespace ops = kernels::ops;
 
 // Note [Fused kernel layout]
@@ -76,16 +77,6 @@ __device__ __forceinline__ T fused_unary(T x) {
     return ops::add_rn(x, x);
   else
     return unary_cell<Op>(x);
-}
-
-template <TernaryOp Op, typename T>
-__device__ __forceinline__ T fused_ternary(T x, T y, T z) {
-  if constexpr (Op == TernaryOp::kIfElse)
-    return x != T(0) ? y : z;
-  else if constexpr (Op == TernaryOp::kPlusMult)
-    return ops::add_rn(x, ops::mul_rn(y, z));
-  else
-    return ops::sub_rn(x, ops::mul_rn(y, z));
 }
 
 template <typename E, E V>
@@ -249,8 +240,7 @@ __global__ void __launch_bounds__(kFusedThreads) fused_kernel(const DeviceProgra
             for (int u = 0; u < kUnits; ++u)
 #pragma unroll
               for (int e = 0; e < W; ++e)
-                out[u].v[e] =
-                    fused_ternary<decltype(op)::value>(x[u].v[e], y[u].v[e], z[u].v[e]);
+                out[u].v[e] = ternary_cell<decltype(op)::value>(x[u].v[e], y[u].v[e], z[u].v[e]);
           });
           break;
       }
