@@ -36,16 +36,41 @@ namespace ops = kernels::ops;
 //    cell and input), so chains whose inputs are all full move 16-byte vectors (4 FP32 or 2 FP64
 //    cells) between global memory, shared memory and registers; row and column vector inputs
 //    keep one cell per access.
+// That reached 83-89 % of the copy bandwidth on the SGD chain in both precisions, against 103 % for
+// the same chain written by hand (scripts/bench/chain_ceiling.cu). ncu (H200, 2026-11-30, FP32):
+// 329 M warp instructions against the hand-written 65 M, 108 registers (23 % occupancy), an
+// instruction issued every 9 cycles per warp; and the SASS showed each input's loads waiting for
+// the previous input's shared-memory stores. Three changes brought it to 101 % FP32 and 101 % FP64
+// of the copy bandwidth (and ~97 % of the hand-written chain):
+//  * the loads of up to kLoadBatch inputs are issued together into registers before any of them
+//    is stored to shared memory;
+//  * a step is one 32-bit word (op, kind, its slot, its arguments' slots or scalar numbers, slots
+//    of inputs included), decoded with shifts: one constant load per step instead of a chain of
+//    byte loads and lookups;
+//  * the 16-byte-vector kernel runs whole vectors only, with no per-cell bounds path in its loop;
+//    the last n % W cells run in a second launch, one cell per thread.
+// Tried and measured worse on the same chain: one unit of W cells per thread (73-93 %), prefetching
+// the next pass's inputs during this pass's steps (96-98 %), and register caps through
+// __launch_bounds__ (spills: 64-68 % FP64).
 constexpr int kFusedThreads = 256;
+
+// A step as one word, decoded in the kernel with shifts: bits 0-4 the op, 5-6 the kind, 7-11 the
+// slot of its value, then 6 bits per argument from bit 12 on: a slot (0-23) or, with bit 5 set, a
+// scalar number.
+constexpr int kOpBits = 5, kArgShift = 12, kArgBits = 6, kArgScalar = 32;
+constexpr uint32_t kSlotMask = 31;
+static_assert(static_cast<int>(BinaryOp::kXor) < (1 << kOpBits) &&
+                  static_cast<int>(UnaryOp::kIsNan) < (1 << kOpBits),
+              "an op number must fit a step's op bits");
+static_assert(kFusedMaxSteps + kFusedMaxInputs <= 32 && kFusedMaxScalars <= 32,
+              "a slot or scalar number must fit an argument's 5 bits");
 
 // The program with its scalars in the element type and its slots: the kernel's parameter block.
 template <typename T>
 struct DeviceProgram {
   int32_t steps, inputs, outputs;
-  bool any_vector;  // an input is a row or column vector: the cells' (r, c) are needed
-  FusedStep step[kFusedMaxSteps];
-  uint8_t slot[kFusedMaxSteps];
   int32_t slots;  // of the steps; input k is held in slot slots + k
+  uint32_t code[kFusedMaxSteps];
   const T* input[kFusedMaxInputs];
   FusedInputShape input_shape[kFusedMaxInputs];
   T* output[kFusedMaxOutputs];
@@ -152,99 +177,119 @@ __device__ __forceinline__ Cells<T, W> load_cells(const T* p) {
 
 // kUnits groups of W cells per thread per pass, a grid stride apart (so a warp's accesses stay
 // coalesced); step and input values in shared-memory slots: slot k, group u of thread t at
-// [(k * kUnits + u) * blockDim + t] (consecutive threads, consecutive groups: no bank conflict).
+// [(k * kUnits + u) * kFusedThreads + t] (consecutive threads, consecutive groups: no bank
+// conflict). The cells are [first, n): with W > 1 whole groups only (the host runs the last
+// n % W cells with W = 1), inputs full; with W = 1 any input shape.
 template <typename T, int W, int kUnits>
-__global__ void __launch_bounds__(kFusedThreads) fused_kernel(const DeviceProgram<T> p,
-                                                               int64_t rows, int64_t cols) {
+__global__ void __launch_bounds__(kFusedThreads)
+    fused_kernel(const DeviceProgram<T> p, int64_t first, int64_t n, int64_t cols) {
   using G = Cells<T, W>;
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  G* sm = reinterpret_cast<G*>(smem_raw);
-  const int t = threadIdx.x, bd = blockDim.x;
-  auto at = [&](int slot, int u) -> G& { return sm[(slot * kUnits + u) * bd + t]; };
-  const int64_t n = rows * cols, groups = (n + W - 1) / W, stride = detail::grid_stride();
-  for (int64_t base = detail::global_thread(); base < groups; base += stride * kUnits) {
-    int64_t g[kUnits];
+  G* sm = reinterpret_cast<G*>(smem_raw) + threadIdx.x;
+  auto at = [&](uint32_t slot, int u) -> G& { return sm[(slot * kUnits + u) * kFusedThreads]; };
+  const int64_t groups = (n - first) / W, stride = detail::grid_stride();
+  // Inputs k0 .. k0 + kLoadBatch - 1 (those there are) of the pass at `base` into v: their loads
+  // all in flight together, as no shared-memory store comes between them.
+  constexpr int kLoadBatch = 4;
+  using Batch = G[kLoadBatch][kUnits];
+  auto load_batch = [&](int64_t base, int k0, Batch& v) {
 #pragma unroll
-    for (int u = 0; u < kUnits; ++u) g[u] = base + u * stride;
-    // Every input first, all loads in flight together (read-only path, so the compiler may issue
-    // them ahead of the shared-memory stores), into the slots after the steps'.
-#pragma unroll
-    for (int k = 0; k < kFusedMaxInputs; ++k) {
-      if (k >= p.inputs) break;
-      const T* in = p.input[k];
-      const FusedInputShape shape = p.input_shape[k];
-      G v[kUnits];
+    for (int j = 0; j < kLoadBatch; ++j) {
+      if (k0 + j >= p.inputs) break;
+      const T* in = p.input[k0 + j];
 #pragma unroll
       for (int u = 0; u < kUnits; ++u) {
-        const int64_t i0 = g[u] * W;
-        if (W > 1 && i0 + W <= n) {
-          v[u] = load_cells<T, W>(in + i0);
+        const int64_t g = base + u * stride;
+        if (g >= groups) break;
+        const int64_t i = first + g * W;
+        if constexpr (W > 1) {
+          v[j][u] = load_cells<T, W>(in + i);
         } else {
-#pragma unroll
-          for (int e = 0; e < W; ++e) {
-            const int64_t i = i0 + e;
-            int64_t at_in = i;
-            if (W == 1 && shape != FusedInputShape::kFull) {
-              const int64_t r = i / cols;
-              at_in = shape == FusedInputShape::kRowVector ? i - r * cols : r;
-            }
-            v[u].v[e] = i < n ? __ldg(in + at_in) : T(0);
+          int64_t at_in = i;
+          const FusedInputShape shape = p.input_shape[k0 + j];
+          if (shape != FusedInputShape::kFull) {
+            const int64_t r = i / cols;
+            at_in = shape == FusedInputShape::kRowVector ? i - r * cols : r;
           }
+          v[j][u].v[0] = __ldg(in + at_in);
         }
       }
-#pragma unroll
-      for (int u = 0; u < kUnits; ++u) at(p.slots + k, u) = v[u];
     }
-    // The values of one argument.
-    auto fetch = [&](const FusedArg& a, G (&v)[kUnits]) {
-      if (a.kind == FusedArgKind::kScalar) {
-        const T s = p.scalar[a.index];
+  };
+  auto store_batch = [&](int k0, const Batch& v) {
+#pragma unroll
+    for (int j = 0; j < kLoadBatch; ++j) {
+      if (k0 + j >= p.inputs) break;
+#pragma unroll
+      for (int u = 0; u < kUnits; ++u) at(p.slots + k0 + j, u) = v[j][u];
+    }
+  };
+  for (int64_t base = detail::global_thread(); base < groups; base += stride * kUnits) {
+    // Every input first, into the slots after the steps'.
+    {
+      Batch v;
+      load_batch(base, 0, v);
+      store_batch(0, v);
+    }
+#pragma unroll
+    for (int k0 = kLoadBatch; k0 < kFusedMaxInputs; k0 += kLoadBatch) {
+      if (k0 >= p.inputs) break;
+      Batch v;
+      load_batch(base, k0, v);
+      store_batch(k0, v);
+    }
+    // The values of one argument (its 6 bits of a step's code).
+    auto fetch = [&](uint32_t a, G(&v)[kUnits]) {
+      if (a & kArgScalar) {
+        const T s = p.scalar[a & kSlotMask];
 #pragma unroll
         for (int u = 0; u < kUnits; ++u)
 #pragma unroll
           for (int e = 0; e < W; ++e) v[u].v[e] = s;
         return;
       }
-      const int slot = a.kind == FusedArgKind::kStep ? p.slot[a.index] : p.slots + a.index;
 #pragma unroll
-      for (int u = 0; u < kUnits; ++u) v[u] = at(slot, u);
+      for (int u = 0; u < kUnits; ++u) v[u] = at(a & kSlotMask, u);
     };
+    auto arg = [](uint32_t code, int k) { return (code >> (kArgShift + k * kArgBits)) & 63u; };
     for (int s = 0; s < p.steps; ++s) {
-      const FusedStep& st = p.step[s];
+      const uint32_t code = p.code[s];
+      const uint8_t op = code & ((1u << kOpBits) - 1);
+      const auto kind = static_cast<FusedStepKind>((code >> kOpBits) & 3u);
       G x[kUnits], y[kUnits], z[kUnits], out[kUnits];
-      fetch(st.arg[0], x);
-      switch (st.kind) {
+      fetch(arg(code, 0), x);
+      switch (kind) {
         case FusedStepKind::kBinary:
-          fetch(st.arg[1], y);
-          with_binary(st.op, [&](auto op) {
+          fetch(arg(code, 1), y);
+          with_binary(op, [&](auto o) {
 #pragma unroll
             for (int u = 0; u < kUnits; ++u)
 #pragma unroll
               for (int e = 0; e < W; ++e)
-                out[u].v[e] = fused_binary<decltype(op)::value>(x[u].v[e], y[u].v[e]);
+                out[u].v[e] = fused_binary<decltype(o)::value>(x[u].v[e], y[u].v[e]);
           });
           break;
         case FusedStepKind::kUnary:
-          with_unary(st.op, [&](auto op) {
+          with_unary(op, [&](auto o) {
 #pragma unroll
             for (int u = 0; u < kUnits; ++u)
 #pragma unroll
-              for (int e = 0; e < W; ++e) out[u].v[e] = fused_unary<decltype(op)::value>(x[u].v[e]);
+              for (int e = 0; e < W; ++e) out[u].v[e] = fused_unary<decltype(o)::value>(x[u].v[e]);
           });
           break;
         default:
-          fetch(st.arg[1], y);
-          fetch(st.arg[2], z);
-          with_ternary(st.op, [&](auto op) {
+          fetch(arg(code, 1), y);
+          fetch(arg(code, 2), z);
+          with_ternary(op, [&](auto o) {
 #pragma unroll
             for (int u = 0; u < kUnits; ++u)
 #pragma unroll
               for (int e = 0; e < W; ++e)
-                out[u].v[e] = ternary_cell<decltype(op)::value>(x[u].v[e], y[u].v[e], z[u].v[e]);
+                out[u].v[e] = ternary_cell<decltype(o)::value>(x[u].v[e], y[u].v[e], z[u].v[e]);
           });
           break;
       }
-      const int slot = p.slot[s];
+      const uint32_t slot = (code >> (kOpBits + 2)) & kSlotMask;
 #pragma unroll
       for (int u = 0; u < kUnits; ++u) at(slot, u) = out[u];
     }
@@ -253,37 +298,30 @@ __global__ void __launch_bounds__(kFusedThreads) fused_kernel(const DeviceProgra
       const int slot = p.output_slot[o];
 #pragma unroll
       for (int u = 0; u < kUnits; ++u) {
-        const int64_t i0 = g[u] * W;
-        const G v = at(slot, u);
-        if (W > 1 && i0 + W <= n) {
-          *reinterpret_cast<G*>(dst + i0) = v;
-        } else {
-#pragma unroll
-          for (int e = 0; e < W; ++e)
-            if (i0 + e < n) dst[i0 + e] = v.v[e];
-        }
+        const int64_t g = base + u * stride;
+        if (g >= groups) break;
+        *reinterpret_cast<G*>(dst + first + g * W) = at(slot, u);
       }
     }
   }
 }
 
-// Runs d with vectors of W cells, kUnits per thread.
+// Runs d over the cells [first, n) with vectors of W cells, kUnits per thread.
 template <typename T, int W, int kUnits>
-void launch_width(const DeviceProgram<T>& d, int64_t rows, int64_t cols, void* stream) {
-  const int64_t n = rows * cols;
+void launch_width(const DeviceProgram<T>& d, int64_t first, int64_t n, int64_t cols, void* stream) {
+  const auto kernel = fused_kernel<T, W, kUnits>;
   const size_t shared = static_cast<size_t>(d.slots + d.inputs) * kUnits * kFusedThreads *
                         sizeof(Cells<T, W>);
   if (shared > 48 * 1024) {  // beyond the default dynamic shared memory of a launch
-    static const cudaError_t opt_in = cudaFuncSetAttribute(
-        fused_kernel<T, W, kUnits>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-        static_cast<int>((kFusedMaxSteps + kFusedMaxInputs) * kUnits * kFusedThreads *
-                         sizeof(Cells<T, W>)));
+    static const cudaError_t opt_in =
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             static_cast<int>((kFusedMaxSteps + kFusedMaxInputs) * kUnits *
+                                              kFusedThreads * sizeof(Cells<T, W>)));
     DMLRT_CUDA_CHECK_CTX(opt_in, "fused cell-wise program: " << shared << " bytes of shared memory");
   }
-  const int64_t groups = (n + W - 1) / W;
+  const int64_t groups = (n - first) / W;
   const int blocks = detail::grid_for((groups + kUnits - 1) / kUnits, kFusedThreads);
-  fused_kernel<T, W, kUnits>
-      <<<blocks, kFusedThreads, shared, detail::as_stream(stream)>>>(d, rows, cols);
+  kernel<<<blocks, kFusedThreads, shared, detail::as_stream(stream)>>>(d, first, n, cols);
 }
 
 int arity(FusedStepKind k) {
@@ -293,22 +331,16 @@ int arity(FusedStepKind k) {
 template <typename T>
 void launch(const FusedProgram<T>& p, int64_t rows, int64_t cols, void* stream) {
   DMLRT_REQUIRE(p.steps >= 1 && p.steps <= kFusedMaxSteps && p.inputs >= 0 &&
-                    p.inputs <= kFusedMaxInputs && p.outputs >= 1 &&
-                    p.outputs <= kFusedMaxOutputs,
+                    p.inputs <= kFusedMaxInputs && p.outputs >= 1 && p.outputs <= kFusedMaxOutputs,
                 RuntimeError,
-                "fused cell-wise program out of limits: " << p.steps << " steps, " << p.inputs
-                                                          << " inputs, " << p.outputs
-                                                          << " outputs");
-  DeviceProgram<T> d{};
-  d.steps = p.steps;
-  d.inputs = p.inputs;
-  d.outputs = p.outputs;
-  d.any_vector = false;
+                "fused cell-wise program out of limits: "
+                    << p.steps << " steps, " << p.inputs << " inputs, " << p.outputs << " outputs");
   // Each step's last reader (outputs read at the end, after every step).
   int last_use[kFusedMaxSteps];
   for (int s = 0; s < p.steps; ++s) {
-    d.step[s] = p.step[s];
     last_use[s] = s;
+    DMLRT_REQUIRE(p.step[s].op < (1u << kOpBits), RuntimeError,
+                  "fused cell-wise program: step " << s << " has op number " << int{p.step[s].op});
     for (int k = 0; k < arity(p.step[s].kind); ++k) {
       const FusedArg& a = p.step[s].arg[k];
       const int limit = a.kind == FusedArgKind::kStep     ? s
@@ -327,38 +359,57 @@ void launch(const FusedProgram<T>& p, int64_t rows, int64_t cols, void* stream) 
   }
   // Linear-scan slots (Note [Fused kernel layout]): a step may take the slot of a value whose
   // last reader is this very step (each thread reads its arguments before it writes).
-  int slot_owner[kFusedMaxSteps];  // the step whose value a slot holds, -1 = free
+  int slot_of[kFusedMaxSteps];
+  int slot_owner[kFusedMaxSteps];  // the step whose value a slot holds
   int slots = 0;
   for (int s = 0; s < p.steps; ++s) {
     int free_slot = -1;
     for (int k = 0; k < slots && free_slot < 0; ++k)
-      if (slot_owner[k] < 0 || last_use[slot_owner[k]] <= s) free_slot = k;
+      if (last_use[slot_owner[k]] <= s) free_slot = k;
     if (free_slot < 0) free_slot = slots++;
     slot_owner[free_slot] = s;
-    d.slot[s] = static_cast<uint8_t>(free_slot);
+    slot_of[s] = free_slot;
   }
+  DeviceProgram<T> d{};
+  d.steps = p.steps;
+  d.inputs = p.inputs;
+  d.outputs = p.outputs;
   d.slots = slots;
+  for (int s = 0; s < p.steps; ++s) {
+    const FusedStep& st = p.step[s];
+    uint32_t code = st.op | static_cast<uint32_t>(st.kind) << kOpBits |
+                    static_cast<uint32_t>(slot_of[s]) << (kOpBits + 2);
+    for (int k = 0; k < arity(st.kind); ++k) {
+      const FusedArg& a = st.arg[k];
+      const uint32_t bits = a.kind == FusedArgKind::kScalar  ? kArgScalar | a.index
+                            : a.kind == FusedArgKind::kInput ? slots + a.index
+                                                             : slot_of[a.index];
+      code |= bits << (kArgShift + k * kArgBits);
+    }
+    d.code[s] = code;
+  }
+  bool any_vector = false;  // an input is a row or column vector
   for (int k = 0; k < p.inputs; ++k) {
     d.input[k] = p.input[k];
     d.input_shape[k] = p.input_shape[k];
-    d.any_vector = d.any_vector || p.input_shape[k] != FusedInputShape::kFull;
+    any_vector = any_vector || p.input_shape[k] != FusedInputShape::kFull;
   }
   for (int o = 0; o < p.outputs; ++o) {
     d.output[o] = p.output[o];
-    d.output_slot[o] = d.slot[p.output_step[o]];
+    d.output_slot[o] = static_cast<uint8_t>(slot_of[p.output_step[o]]);
   }
   for (int k = 0; k < kFusedMaxScalars; ++k) d.scalar[k] = static_cast<T>(p.scalar[k]);
   const int64_t n = rows * cols;
   if (n == 0) return;
   // Vectors when every input is full and every pointer 16-byte aligned (Note [Fused kernel
-  // layout]).
-  bool vec = !d.any_vector;
+  // layout]); the last n % W cells then run one per thread.
+  bool vec = !any_vector;
   for (int k = 0; k < p.inputs; ++k) vec = vec && detail::is_aligned16(p.input[k]);
   for (int o = 0; o < p.outputs; ++o) vec = vec && detail::is_aligned16(p.output[o]);
-  if (vec)
-    launch_width<T, detail::kVecWidth<T>, 2>(d, rows, cols, stream);
-  else
-    launch_width<T, 1, 4>(d, rows, cols, stream);
+  constexpr int VW = detail::kVecWidth<T>;
+  const int64_t head = vec ? n / VW * VW : 0;
+  if (head > 0) launch_width<T, VW, 2>(d, 0, head, cols, stream);
+  if (head < n) launch_width<T, 1, 4>(d, head, n, cols, stream);
   DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "fused cell-wise program of " << p.steps
                                                                           << " steps, " << rows
                                                                           << "x" << cols);
