@@ -135,6 +135,10 @@ def build_rows(bench, torch, lenet):
             if dtype == "fp32" and are is not None and are > FP32_CONV_TOLERANCE and not first_error(bx, tx):
                 # The fastest cuDNN algorithm is one dmlrt leaves out for accuracy.
                 row["note"] += f"; cuDNN's pick is {are:.1e} from GEMM order"
+            tre = num(tx.get("rel_err_vs_fp64"))
+            if dtype == "fp32" and tre is not None and tre > FP32_CONV_TOLERANCE and not first_error(bx, tx):
+                # PyTorch's cudnn.benchmark pick is such an algorithm.
+                row["note"] += f"; torch's pick is {tre:.1e} from FP64"
             check_mismatch(row, bx)
         elif section == "gemm":
             row["dmlrt_ms"], row["anchor_ms"] = num(br.get("dmlrt_ms")), num(br.get("anchor_ms"))
@@ -143,6 +147,11 @@ def build_rows(bench, torch, lenet):
             row["metric"] = row["ratio"]
             row["status"] = verdict(row["ratio"], lambda x: x <= GEMM_MAX)
             row["note"] = first_error(bx) or rate_note(bx)
+            agm = num(bx.get("anchor_graph_ms"))
+            if agm is not None and not first_error(bx):
+                # The anchor's device time without host launch gaps: far below anchor_ms, the row
+                # is bound by the host's launch rate, on both sides.
+                row["note"] += f"; cuBLAS in a CUDA graph {agm * 1e3:.1f} us/call"
             check_mismatch(row, bx)
         elif section == "cell":
             row["dmlrt_ms"], row["anchor_ms"] = num(br.get("dmlrt_ms")), num(br.get("anchor_ms"))

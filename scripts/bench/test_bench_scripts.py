@@ -64,15 +64,19 @@ class ReportTest(unittest.TestCase):
         self.assertIn("no GPU implementation", r["note"])
         self.assertEqual(rows[("conv", "vgg.conv1_2.fwd", "fp32")]["status"], "WRONG")
         # dmlrt is checked against a GEMM-ordered result; a fastest cuDNN algorithm outside FP32's
-        # 1e-4 is named in the note, not held against dmlrt.
+        # 1e-4 is named in the note, and so is PyTorch's pick (its distance from FP64).
         r = rows[("conv", "lenet.conv2.bwd_filter", "fp32")]
-        self.assertEqual(r["status"], "PASS")
+        self.assertEqual((r["status"], r["anchor"]), ("FAIL", "torch"))  # 0.052 vs torch 0.037
         self.assertIn("cuDNN's pick is 1.4e-03 from GEMM order", r["note"])
+        self.assertTrue(r["note"].endswith("; torch's pick is 1.3e-03 from FP64"), r["note"])
+        self.assertNotIn("from FP64", rows[("conv", "r50.s2_1x1.fwd", "fp32")]["note"])  # 3.1e-07
         r = rows[("conv", "r50.conv1.fwd", "fp64")]  # only PyTorch measured it
         self.assertEqual(r["status"], "NO DATA")
         self.assertTrue(r["note"].startswith("missing dmlrt time"), r["note"])
         self.assertEqual(rows[("gemm", "gemm_4096x4096x4096", "fp64")]["status"], "PASS")  # 1.02 <= 1.05
         self.assertEqual(rows[("gemm", "gemv_131072x1024", "fp32")]["status"], "FAIL")  # 1.2
+        r = rows[("gemm", "lenet_affine2_64x512x10", "fp32")]  # the anchor's device time beside it
+        self.assertTrue(r["note"].endswith("; cuBLAS in a CUDA graph 4.8 us/call"), r["note"])
         self.assertEqual(rows[("cell", "d2d_copy_2^27", "fp64")]["status"], "INFO")
         self.assertEqual(rows[("cell", "plus_XY_2^27", "fp64")]["status"], "PASS")  # 90% of copy
         self.assertEqual(rows[("cell", "exp_X_2^27", "fp64")]["status"], "FAIL")  # 50%
@@ -87,7 +91,7 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(rows[("session", "gpu_session", "fp32")]["status"], "ERROR")
         s = doc["summary"]
         self.assertEqual((s["conv"]["PASS"], s["conv"]["FAIL"], s["conv"]["WRONG"], s["conv"]["NO DATA"]),
-                         (2, 1, 1, 2))
+                         (1, 2, 1, 2))
         self.assertEqual(doc["meta"]["commit"], "abc1234")
         self.assertEqual(doc["meta"]["device"], "NVIDIA H200")  # torch's name wins over the summary line
 

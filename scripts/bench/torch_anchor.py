@@ -150,6 +150,23 @@ class Timer:
         return median, {"min_ms": ms[0], "max_ms": ms[-1], "iters_per_rep": iters}
 
 
+def fp64_distance(torch, call, x, wt, dy, stride, pad, ps):
+    """||r32 - r64|| / ||r64||: how far the FP32 result of the algorithm cudnn.benchmark picked is
+    from the same pass in FP64 on the same inputs (a GEMM-ordered FP32 result is ~1e-7 away; FFT
+    and Winograd algorithms ~1e-3: dmlrt leaves those out in FP32, see the README)."""
+    got = call().double()
+    x64, w64, dy64 = x.double(), wt.double(), dy.double()
+    if ps == "fwd":
+        ref = torch.nn.functional.conv2d(x64, w64, None, stride, pad)
+    else:
+        want = [ps == "bwd_data", ps == "bwd_filter", False]
+        ref = torch.ops.aten.convolution_backward(dy64, x64, w64, None, [stride, stride], [pad, pad], [1, 1],
+                                                  False, [0, 0], 1, want)[0 if ps == "bwd_data" else 1]
+    norm = torch.linalg.vector_norm(ref).item()
+    diff = torch.linalg.vector_norm(got - ref).item()
+    return diff / norm if norm > 0 else diff
+
+
 def conv_records(torch, timer, s, dt, writer, over_budget):
     name, n, c, h, w, k, r, sz, stride, pad = s
     dtype = torch.float64 if dt == "fp64" else torch.float32
@@ -188,6 +205,8 @@ def conv_records(torch, timer, s, dt, writer, over_budget):
             rec["torch_ms"] = ms
             rec["extra"].update(detail)
             rec["extra"]["tflops"] = gflop(s) / ms * 1e-6
+            if dt == "fp32":
+                rec["extra"]["rel_err_vs_fp64"] = fp64_distance(torch, calls[ps], x, wt, dy, stride, pad, ps)
         except Exception as e:  # noqa: BLE001 - a failing measurement is recorded, the rest go on
             rec["extra"]["error"] = f"{type(e).__name__}: {e}"
         writer.add(rec)
