@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <climits>
-#include <cmath>
 #include <sstream>
 #include <vector>
 
@@ -202,10 +201,7 @@ gpu::ConvAlgoList find_algorithms(cudnnHandle_t h, gpu::ConvPass pass, const Con
 // the algorithms that run and their math types, and time_algorithms (in
 // instructions/dnn_conv_instructions.cpp) times them again this way. A warm-up slower than
 // kRepeatFactor x the best so far is not repeated: it cannot win, and on VGG conv1_2 the slow FP64
-// algorithms take ~0.1 s a run. Runs of a few tens of microseconds (the LeNet layers) are timed
-// up to kMaxRepetitions times, until kShortRunsMs: with 3 runs, the FP32 backward filter of LeNet
-// conv1 (0.029 ms for engine 20, 0.032 for legacy ALGO_0) came out in either order across
-// benchmark runs (2026-11-30), and the bench measured 0.028 and 0.032 ms for dmlrt's pick.
+// algorithms take ~0.1 s a run.
 double best_run_ms(cudaStream_t stream, const std::function<void()>& run, int repetitions,
                    double best_ms) {
   const auto elapsed_ms = [](const gpu::UniqueEvent& from, const gpu::UniqueEvent& to) {
@@ -222,9 +218,6 @@ double best_run_ms(cudaStream_t stream, const std::function<void()>& run, int re
   DMLRT_CUDA_CHECK(cudaEventSynchronize(ev[1].get()));
   double ms = elapsed_ms(ev[0], ev[1]);
   if (repetitions < 1 || ms > kRepeatFactor * best_ms) return ms;
-  // Short runs get more repetitions, up to kShortRunsMs of them in all.
-  if (ms > 0 && ms * repetitions < kShortRunsMs)
-    repetitions = std::min(kMaxRepetitions, static_cast<int>(std::ceil(kShortRunsMs / ms)));
   while (static_cast<int>(ev.size()) < repetitions + 1) ev.push_back(gpu::make_timing_event());
   run();  // pre-roll
   for (int i = 0; i < repetitions; ++i) {

@@ -101,12 +101,9 @@ gpu::ConvAlgoList find_algorithms(cudnnHandle_t h, gpu::ConvPass pass, const Con
 // Times one candidate on `stream` the way every autotuning candidate is timed (Note [Timing
 // candidates warm]): one isolated warm-up run of `run`; when it took at most kRepeatFactor x
 // `best_ms` (the best time so far; infinity for the first), a pre-roll run and then `repetitions`
-// runs back to back, each timed by its own events, of which the best counts (more runs, up to
-// kMaxRepetitions, while `repetitions` runs would take under kShortRunsMs). Milliseconds (the
+// runs back to back, each timed by its own events, of which the best counts. Milliseconds (the
 // warm-up's when not repeated); synchronises on its events.
 constexpr double kRepeatFactor = 4.0;
-constexpr double kShortRunsMs = 0.5;
-constexpr int kMaxRepetitions = 16;
 double best_run_ms(cudaStream_t stream, const std::function<void()>& run, int repetitions,
                    double best_ms);
 
