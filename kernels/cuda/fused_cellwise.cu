@@ -40,8 +40,9 @@ namespace ops = kernels::ops;
 // the same chain written by hand (scripts/bench/chain_ceiling.cu). ncu (H200, 2026-11-30, FP32):
 // 329 M warp instructions against the hand-written 65 M, 108 registers (23 % occupancy), an
 // instruction issued every 9 cycles per warp; and the SASS showed each input's loads waiting for
-// the previous input's shared-memory stores. Three changes brought it to 101 % FP32 and 101 % FP64
-// of the copy bandwidth (and ~97 % of the hand-written chain):
+// the previous input's shared-memory stores. Three changes brought it to 101 % of the copy
+// bandwidth in FP32 and FP64 (~97 % of the hand-written chain; a sweep of variants, two runs each,
+// all on the same H200 and inputs):
 //  * the loads of up to kLoadBatch inputs are issued together into registers before any of them
 //    is stored to shared memory;
 //  * a step is one 32-bit word (op, kind, its slot, its arguments' slots or scalar numbers, slots
@@ -180,8 +181,13 @@ __device__ __forceinline__ Cells<T, W> load_cells(const T* p) {
 // [(k * kUnits + u) * kFusedThreads + t] (consecutive threads, consecutive groups: no bank
 // conflict). The cells are [first, n): with W > 1 whole groups only (the host runs the last
 // n % W cells with W = 1), inputs full; with W = 1 any input shape.
+//
+// The explicit minimum of 1 block gives the register allocation of the build measured in the sweep
+// (Note [Fused kernel layout]: 114 FP32 / 128 FP64 registers for the vector kernels); without it
+// ptxas took 126 for FP64, and the benchmark of that build (d719395) measured the FP64 chain at
+// 91 % of the copy bandwidth against the sweep's 101 % (FP32, 114 registers either way: 100 %).
 template <typename T, int W, int kUnits>
-__global__ void __launch_bounds__(kFusedThreads)
+__global__ void __launch_bounds__(kFusedThreads, 1)
     fused_kernel(const DeviceProgram<T> p, int64_t first, int64_t n, int64_t cols) {
   using G = Cells<T, W>;
   extern __shared__ __align__(16) unsigned char smem_raw[];
