@@ -53,8 +53,8 @@ namespace ops = kernels::ops;
 // Tried and measured worse on the same chain: one unit of W cells per thread (73 % FP64, 93 %
 // FP32), prefetching the next pass's inputs during this pass's steps (96-99 %), and register caps
 // through __launch_bounds__ (2-4 blocks per SM: 64-74 % FP64, as ptxas spills or serialises).
-// Still ~5x the hand-written chain's instructions: the step loop is an interpreter; code generated
-// per chain (NVRTC) would close that, were a chain ever short of the bandwidth again.
+// The step loop is still an interpreter (its instruction count after these changes was not
+// measured); code generated per chain (NVRTC) would remove it, should a chain fall short again.
 constexpr int kFusedThreads = 256;
 
 // A step as one word, decoded in the kernel with shifts: bits 0-4 the op, 5-6 the kind, 7-11 the
