@@ -19,6 +19,7 @@
 #include "common/test_paths.h"
 #include "gpu_context/error.h"
 #include "instructions/fused_cellwise.h"
+#include "kernels/cuda/fused_cellwise.h"
 #include "runtime/config.h"
 #include "runtime/explain.h"
 #include "runtime/interpreter.h"
@@ -408,3 +409,45 @@ TEST_CASE("fuse cellwise: what the pass finds in the captured LeNet plans", "[re
     CHECK(r.cellwise_steps >= 2 * r.cellwise_chains);
   }
 }
+
+#if DMLRT_WITH_CUDA
+// The launcher checks a program before it touches the device, so its errors show on any machine.
+TEST_CASE("fused launcher: a malformed program is rejected with its fault named",
+          "[fused][gpu-host]") {
+  using kernels::cuda::FusedArgKind;
+  using kernels::cuda::FusedProgram;
+  using kernels::cuda::FusedStepKind;
+  std::vector<double> x(4, 1.0), y(4);
+  FusedProgram<double> p;  // y = x + 2 (one binary step)
+  p.steps = 1, p.inputs = 1, p.outputs = 1;
+  p.step[0].kind = FusedStepKind::kBinary;
+  p.step[0].op = static_cast<uint8_t>(kernels::cpu::BinaryOp::kPlus);
+  p.step[0].arg[0] = {FusedArgKind::kInput, 0};
+  p.step[0].arg[1] = {FusedArgKind::kScalar, 0};
+  p.scalar[0] = 2.0;
+  p.input[0] = x.data();
+  p.output[0] = y.data();
+  p.output_step[0] = 0;
+  const auto run = [&](const FusedProgram<double>& q) {
+    kernels::cuda::launch_fused_cellwise(q, 2, 2, nullptr);
+  };
+  SECTION("no steps") {
+    p.steps = 0;
+    CHECK_THROWS_WITH(run(p),
+                      "fused cell-wise program out of limits: 0 steps, 1 inputs, 1 outputs");
+  }
+  SECTION("an argument after its step") {
+    p.step[0].arg[1] = {FusedArgKind::kStep, 0};
+    CHECK_THROWS_WITH(run(p),
+                      "fused cell-wise program: step 0 argument 1 refers to a missing value");
+  }
+  SECTION("an output of a missing step") {
+    p.output_step[0] = 3;
+    CHECK_THROWS_WITH(run(p), "fused cell-wise program: output 0 of a missing step");
+  }
+  SECTION("an op number beyond the step code's bits") {
+    p.step[0].op = 40;
+    CHECK_THROWS_WITH(run(p), "fused cell-wise program: step 0 has op number 40");
+  }
+}
+#endif
