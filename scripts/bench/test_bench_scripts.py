@@ -49,6 +49,15 @@ class ReportTest(unittest.TestCase):
         rows = {(r["section"], r["name"], r["dtype"]): r for r in doc["rows"]}
         return doc, rows, text, p.stdout
 
+    def test_lenet_anchor_without_the_plans_step(self):
+        # PyTorch's step as the plan failed: the bare step is the anchor, and the note says so.
+        key = {"section": "lenet", "name": "train_step_b64", "dtype": "fp64"}
+        torch = {"records": [dict(key, torch_ms=1.8, extra={"as_plan_error": "RuntimeError: x"})]}
+        lenet = {"records": [dict(key, dmlrt_ms=1.5, extra={})]}
+        (row,) = report.build_rows({"records": []}, torch, lenet)
+        self.assertEqual((row["anchor"], row["anchor_ms"], row["status"]), ("torch eager, bare step", 1.8, "PASS"))
+        self.assertEqual(row["note"], "no L2 terms or loss reads in torch's step (RuntimeError: x)")
+
     def test_statuses_and_anchors(self):
         doc, rows, _, _ = self.report()
         r = rows[("conv", "lenet.conv1.fwd", "fp64")]
@@ -84,10 +93,15 @@ class ReportTest(unittest.TestCase):
         self.assertEqual((r["status"], r["note"]), ("PASS", "3580 GB/s = 86% of copy; by hand 88% of copy"))
         self.assertEqual(rows[("overhead", "instr_loop_1x1_plus_scalar", "fp64")]["status"], "PASS")  # 3.2 us
         self.assertEqual(rows[("overhead", "api_for_loop_1x1_plus_scalar", "fp64")]["status"], "FAIL")  # 7.5 us
+        # LeNet: the anchor is PyTorch's step doing what the plan does (as_plan_ms), the bare step
+        # in the note; without as_plan_ms, the bare step, said so.
         r = rows[("lenet", "train_step_b64", "fp64")]
-        self.assertAlmostEqual(r["ratio"], 1.5 / 1.86)
-        self.assertEqual(r["status"], "PASS")
-        self.assertEqual(rows[("lenet", "train_step_b64", "fp32")]["status"], "NO DATA")
+        self.assertEqual((r["anchor"], r["anchor_ms"]), ("torch eager, as the plan", 2.0))
+        self.assertAlmostEqual(r["ratio"], 1.5 / 2.0)
+        self.assertEqual((r["status"], r["note"]), ("PASS", "torch bare step 1.86"))
+        r = rows[("lenet", "train_step_b64", "fp32")]
+        self.assertEqual((r["anchor"], r["anchor_ms"]), ("torch eager, bare step", 2.09))
+        self.assertEqual(r["status"], "NO DATA")  # dmlrt's run failed: its error is the note
         self.assertEqual(rows[("session", "gpu_session", "fp32")]["status"], "ERROR")
         s = doc["summary"]
         self.assertEqual((s["conv"]["PASS"], s["conv"]["FAIL"], s["conv"]["WRONG"], s["conv"]["NO DATA"]),
