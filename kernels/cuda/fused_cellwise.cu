@@ -37,12 +37,13 @@ namespace ops = kernels::ops;
 //    cells) between global memory, shared memory and registers; row and column vector inputs
 //    keep one cell per access.
 // That reached 83-89 % of the copy bandwidth on the SGD chain in both precisions, against 103 % for
-// the same chain written by hand (scripts/bench/chain_ceiling.cu). ncu (H200, 2026-11-30, FP32):
-// 329 M warp instructions against the hand-written 65 M, 108 registers (23 % occupancy), an
-// instruction issued every 9 cycles per warp; and the SASS showed each input's loads waiting for
-// the previous input's shared-memory stores. Three changes brought it to 101 % of the copy
-// bandwidth in FP32 and FP64 (~97 % of the hand-written chain; a sweep of variants, two runs each,
-// all on the same H200 and inputs):
+// the same chain written by hand (scripts/bench/chain_ceiling.cu), and its SASS showed each input's
+// loads waiting for the previous input's shared-memory stores. Issuing the loads together alone
+// gave 84-88 %; ncu of that version (H200, 2026-11-30, FP32): 329 M warp instructions against the
+// hand-written 65 M, 108 registers, 23 % achieved occupancy, an instruction issued every 9 cycles
+// per warp, DRAM at 64 % of its peak against 91 %: bound by the latency and issue of the step
+// loop. Three changes together brought the chain to 101 % of the copy bandwidth in FP32 and FP64
+// (~97 % of the hand-written chain; a sweep of variants, two runs each, same H200 and inputs):
 //  * the loads of up to kLoadBatch inputs are issued together into registers before any of them
 //    is stored to shared memory;
 //  * a step is one 32-bit word (op, kind, its slot, its arguments' slots or scalar numbers, slots
@@ -52,7 +53,8 @@ namespace ops = kernels::ops;
 //    the last n % W cells run in a second launch, one cell per thread.
 // Tried and measured worse on the same chain: one unit of W cells per thread (73 % FP64, 93 %
 // FP32), prefetching the next pass's inputs during this pass's steps (96-99 %), and register caps
-// through __launch_bounds__ (2-4 blocks per SM: 64-74 % FP64, as ptxas spills or serialises).
+// through __launch_bounds__ (2-4 blocks per SM: FP64 64-88 %, FP32 68-104 %, none better in
+// both).
 // The step loop is still an interpreter (its instruction count after these changes was not
 // measured); code generated per chain (NVRTC) would remove it, should a chain fall short again.
 constexpr int kFusedThreads = 256;
