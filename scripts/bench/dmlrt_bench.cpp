@@ -1008,42 +1008,44 @@ void time_variants(Timer& timer,
     r.extra["anchor_error"] = "no anchor variant ran: " + tried.dump();
 }
 
+struct GraphDestroy {
+  void operator()(cudaGraph_t g) const { cudaGraphDestroy(g); }
+};
+struct GraphExecDestroy {
+  void operator()(cudaGraphExec_t g) const { cudaGraphExecDestroy(g); }
+};
+
 // Device time per call of fn without the host's launch gaps: `calls` calls captured into one CUDA
 // graph, replayed; the best of 5 replays over `calls`. For small calls whose host loop is
-// launch-bound (Note in scripts/bench/README.md, "host-bound rows").
+// launch-bound (scripts/bench/README.md, "Host-bound rows").
 double graph_ms_per_call(Env& env, const std::function<void()>& fn, int calls) {
-  cudaGraph_t graph = nullptr;
   DMLRT_CUDA_CHECK(cudaStreamBeginCapture(env.stream(), cudaStreamCaptureModeThreadLocal));
   try {
     for (int i = 0; i < calls; ++i) fn();
   } catch (...) {
-    cudaStreamEndCapture(env.stream(), &graph);
-    if (graph != nullptr) cudaGraphDestroy(graph);
+    cudaGraph_t broken = nullptr;
+    cudaStreamEndCapture(env.stream(), &broken);  // the stream leaves capture mode
+    gpu::UniqueHandle<cudaGraph_t, GraphDestroy> drop(broken);
     throw;
   }
-  DMLRT_CUDA_CHECK(cudaStreamEndCapture(env.stream(), &graph));
-  cudaGraphExec_t exec = nullptr;
-  const cudaError_t inst = cudaGraphInstantiate(&exec, graph, 0);
-  cudaGraphDestroy(graph);
-  DMLRT_CUDA_CHECK(inst);
+  cudaGraph_t raw = nullptr;
+  DMLRT_CUDA_CHECK(cudaStreamEndCapture(env.stream(), &raw));
+  const gpu::UniqueHandle<cudaGraph_t, GraphDestroy> graph(raw);
+  cudaGraphExec_t raw_exec = nullptr;
+  DMLRT_CUDA_CHECK(cudaGraphInstantiate(&raw_exec, graph.get(), 0));
+  const gpu::UniqueHandle<cudaGraphExec_t, GraphExecDestroy> exec(raw_exec);
+  gpu::UniqueEvent e0 = gpu::make_timing_event(), e1 = gpu::make_timing_event();
+  DMLRT_CUDA_CHECK(cudaGraphLaunch(exec.get(), env.stream()));  // warm
   double best = kNaN;
-  try {
-    gpu::UniqueEvent e0 = gpu::make_timing_event(), e1 = gpu::make_timing_event();
-    DMLRT_CUDA_CHECK(cudaGraphLaunch(exec, env.stream()));  // warm
-    for (int rep = 0; rep < 5; ++rep) {
-      DMLRT_CUDA_CHECK(cudaEventRecord(e0.get(), env.stream()));
-      DMLRT_CUDA_CHECK(cudaGraphLaunch(exec, env.stream()));
-      DMLRT_CUDA_CHECK(cudaEventRecord(e1.get(), env.stream()));
-      DMLRT_CUDA_CHECK(cudaEventSynchronize(e1.get()));
-      float ms = 0;
-      DMLRT_CUDA_CHECK(cudaEventElapsedTime(&ms, e0.get(), e1.get()));
-      if (!(ms / calls >= best)) best = ms / calls;
-    }
-  } catch (...) {
-    cudaGraphExecDestroy(exec);
-    throw;
+  for (int rep = 0; rep < 5; ++rep) {
+    DMLRT_CUDA_CHECK(cudaEventRecord(e0.get(), env.stream()));
+    DMLRT_CUDA_CHECK(cudaGraphLaunch(exec.get(), env.stream()));
+    DMLRT_CUDA_CHECK(cudaEventRecord(e1.get(), env.stream()));
+    DMLRT_CUDA_CHECK(cudaEventSynchronize(e1.get()));
+    float ms = 0;
+    DMLRT_CUDA_CHECK(cudaEventElapsedTime(&ms, e0.get(), e1.get()));
+    if (!(ms / calls >= best)) best = ms / calls;
   }
-  cudaGraphExecDestroy(exec);
   return best;
 }
 
