@@ -152,6 +152,9 @@ def build_rows(bench, torch, lenet):
                 # The anchor's device time without host launch gaps: far below anchor_ms, the row
                 # is bound by the host's launch rate, on both sides.
                 row["note"] += f"; cuBLAS in a CUDA graph {agm * 1e3:.1f} us/call"
+                nodes = num(bx.get("anchor_graph_nodes_per_call"))
+                if nodes is not None:
+                    row["note"] += f", {nodes:g} launches/call"
             check_mismatch(row, bx)
         elif section == "cell":
             row["dmlrt_ms"], row["anchor_ms"] = num(br.get("dmlrt_ms")), num(br.get("anchor_ms"))
@@ -180,6 +183,13 @@ def build_rows(bench, torch, lenet):
             row["metric"] = us
             row["status"] = verdict(us, lambda x: x < OVERHEAD_MAX_US)
             row["note"] = f"{us:.2f} us/instruction" if us is not None else first_error(bx)
+            lo, hi = num(bx.get("us_per_instruction_min")), num(bx.get("us_per_instruction_max"))
+            if us is not None and lo is not None and hi is not None:
+                row["note"] += f" (median of loops {lo:.2f}-{hi:.2f})"
+            bare = num(bx.get("bare_kernel_launch_us"))
+            if us is not None and bare is not None:
+                # The same kernel launched bare: the floor of a one-kernel instruction.
+                row["note"] += f"; bare launch {bare:.2f}"
             if bx.get("check") == "MISMATCH":
                 row["status"], row["note"] = "FAIL", "wrong loop result: " + row["note"]
         elif section == "spconv":

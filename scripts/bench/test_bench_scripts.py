@@ -85,13 +85,16 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(rows[("gemm", "gemm_4096x4096x4096", "fp64")]["status"], "PASS")  # 1.02 <= 1.05
         self.assertEqual(rows[("gemm", "gemv_131072x1024", "fp32")]["status"], "FAIL")  # 1.2
         r = rows[("gemm", "lenet_affine2_64x512x10", "fp32")]  # the anchor's device time beside it
-        self.assertTrue(r["note"].endswith("; cuBLAS in a CUDA graph 4.8 us/call"), r["note"])
+        self.assertTrue(r["note"].endswith("; cuBLAS in a CUDA graph 4.8 us/call, 2 launches/call"),
+                        r["note"])
         self.assertEqual(rows[("cell", "d2d_copy_2^27", "fp64")]["status"], "INFO")
         self.assertEqual(rows[("cell", "plus_XY_2^27", "fp64")]["status"], "PASS")  # 90% of copy
         self.assertEqual(rows[("cell", "exp_X_2^27", "fp64")]["status"], "FAIL")  # 50%
         r = rows[("cell", "fused_sgd_chain_2^27", "fp32")]  # the chain written by hand beside it
         self.assertEqual((r["status"], r["note"]), ("PASS", "3580 GB/s = 86% of copy; by hand 88% of copy"))
-        self.assertEqual(rows[("overhead", "instr_loop_1x1_plus_scalar", "fp64")]["status"], "PASS")  # 3.2 us
+        r = rows[("overhead", "instr_loop_1x1_plus_scalar", "fp64")]  # 3.2 us, the loops' spread
+        self.assertEqual((r["status"], r["note"]),
+                         ("PASS", "3.20 us/instruction (median of loops 3.10-3.90); bare launch 2.90"))
         self.assertEqual(rows[("overhead", "api_for_loop_1x1_plus_scalar", "fp64")]["status"], "FAIL")  # 7.5 us
         # LeNet: the anchor is PyTorch's step doing what the plan does (as_plan_ms), the bare step
         # in the note; without as_plan_ms, the bare step, said so.
