@@ -20,6 +20,7 @@
 #include "gpu_context/cusparse_descriptors.h"
 #include "gpu_context/error.h"
 #include "kernels/cuda/blas.h"
+#include "kernels/cuda/gemm_planner.h"
 
 namespace dmlrt::inst {
 namespace {
@@ -51,6 +52,8 @@ DeviceMatrix dense_dense(mem::GpuSession& gpu, const DeviceMatrix& a, const Devi
   } else if (m == 1) {
     // (1, n) = a^T op(B), i.e. C^T = op(B)^T a: B stored (k, n) -> B^T a; (n, k) -> B a.
     kernels::cuda::gemv_row_major(h, !tb, b.rows(), b.cols(), B, A, C);
+  } else if (kernels::cuda::GemmPlanner::applies(m, n, k)) {
+    gpu.gemm_planner().run(ta, tb, m, n, k, A, B, C);  // Note [Small GEMM plans]
   } else {
     kernels::cuda::gemm_row_major(h, ta, tb, m, n, k, A, B, C);
   }

@@ -84,6 +84,13 @@ GpuSession::GpuSession(const GpuSessionOptions& options, int device) : options_(
   for (auto& e : staging_ready_) e = gpu::make_timing_event();
 }
 
+kernels::cuda::GemmPlanner& GpuSession::gemm_planner() {
+  if (!gemm_planner_)
+    gemm_planner_ = std::make_unique<kernels::cuda::GemmPlanner>(
+        context_->cublas(), stream(), cublas_workspace_.data(), cublas_workspace_.bytes());
+  return *gemm_planner_;
+}
+
 GpuSession::~GpuSession() {
   try {
     memory_->evict_all_unpinned();

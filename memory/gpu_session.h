@@ -24,6 +24,7 @@
 #ifdef DMLRT_WITH_CUDA
 #include "gpu_context/conv_algo_cache.h"
 #include "gpu_context/gpu_context.h"
+#include "kernels/cuda/gemm_planner.h"
 #include "kernels/matrix_block.h"
 #include "memory/cuda_allocator.h"
 #endif
@@ -82,6 +83,8 @@ class GpuSession {
   // The timed cuDNN convolution algorithms (gpu_context/conv_algo_cache.h), persisted in
   // options().cudnn_cache_dir.
   gpu::ConvAlgoCache& conv_algos() { return *conv_algos_; }
+  // The timed plans of small dense products (kernels/cuda/gemm_planner.h), created on first use.
+  kernels::cuda::GemmPlanner& gemm_planner();
   GpuStats& stats() { return stats_; }
   const GpuSessionOptions& options() const { return options_; }
   DType dtype() const { return options_.dtype; }
@@ -144,6 +147,7 @@ class GpuSession {
   std::unique_ptr<MemoryManager> memory_;
   std::unique_ptr<gpu::ConvAlgoCache> conv_algos_;
   DeviceAllocation cublas_workspace_;
+  std::unique_ptr<kernels::cuda::GemmPlanner> gemm_planner_;  // shares cublas_workspace_
   PinnedBuffer staging_;  // two halves, double-buffered (transfers.cpp)
   gpu::UniqueEvent staging_ready_[2];
   std::vector<gpu::UniqueEvent> event_pool_;

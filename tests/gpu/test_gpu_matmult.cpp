@@ -9,6 +9,7 @@
 
 #include "gpu_env.h"
 #include "kernels/cpu/matmult.h"
+#include "kernels/cuda/gemm_planner.h"
 
 using namespace dmlrt;
 using namespace dmlrt::test::gpu;
@@ -61,6 +62,60 @@ TEST_CASE("gpu ba+* matches the CPU on all formats, flags and shapes", "[gpu][cu
           for (bool ta : {false, true})
             for (bool tb : {false, true})
               check_case(env, dt, m, k, n, fa, fb, ta, tb, seed + m * 31 + n);
+  }
+}
+
+// Note [Small GEMM plans]: a small dense product is timed once per shape (cuBLAS's routine and the
+// cuBLASLt candidates) and its plan reused; whichever wins, the result is the CPU's. The shapes
+// include LeNet's affine layers (split-K candidates for k = 3136 and 512) and one that is too big
+// to plan (2mnk >= 1e9).
+TEST_CASE("gpu ba+* small dense products run through timed plans, kept per shape",
+          "[gpu][cublas]") {
+  const Format& dense = formats().front();
+  const uint64_t seed = test::seed_from("gpu ba+* plans");
+  for (mem::DType dt : {mem::DType::kFloat64, mem::DType::kFloat32}) {
+    GpuEnv env(dt);
+    kernels::cuda::GemmPlanner& planner = env.gpu->gemm_planner();
+    size_t planned = planner.planned_shapes();
+    for (const auto& [m, k, n] : std::vector<std::tuple<int64_t, int64_t, int64_t>>{
+             {64, 512, 10}, {64, 3136, 512}, {512, 64, 10}, {2, 3, 2}, {33, 65, 17}})
+      for (bool ta : {false, true})
+        for (bool tb : {false, true}) {
+          INFO("m=" << m << " k=" << k << " n=" << n << " ta=" << ta << " tb=" << tb << " "
+                    << prec_name(dt));
+          const bool fp64 = dt == mem::DType::kFloat64;
+          REQUIRE(kernels::cuda::GemmPlanner::applies(m, n, k));
+          REQUIRE(planner.choice(fp64, ta, tb, m, n, k).empty());
+          check_case(env, dt, m, k, n, dense, dense, ta, tb, seed + m + 7 * n);
+          REQUIRE(planner.planned_shapes() == ++planned);
+          const std::string choice = planner.choice(fp64, ta, tb, m, n, k);
+          INFO("plan: " << choice);
+          REQUIRE((choice == "cublas" || choice.rfind("cublasLt #", 0) == 0));
+          // The second product of the shape reuses the plan, on other values.
+          check_case(env, dt, m, k, n, dense, dense, ta, tb, seed + 99 + m + 7 * n);
+          REQUIRE(planner.planned_shapes() == planned);
+          REQUIRE(planner.choice(fp64, ta, tb, m, n, k) == choice);
+        }
+    // Vectors and big products keep their own routes (gemv / dot; cuBLAS's gemm unplanned).
+    REQUIRE_FALSE(kernels::cuda::GemmPlanner::applies(1, 64, 64));
+    REQUIRE_FALSE(kernels::cuda::GemmPlanner::applies(64, 1, 64));
+    REQUIRE_FALSE(kernels::cuda::GemmPlanner::applies(1024, 1024, 512));
+    check_case(env, dt, 1024, 512, 1024, dense, dense, false, false, seed + 5);
+    REQUIRE(planner.planned_shapes() == planned);
+  }
+}
+
+// With a small cuBLAS workspace, or none (budgets too small for one), the planner times only the
+// candidates that fit, and the results stay the CPU's.
+TEST_CASE("gpu ba+* plans without a workspace", "[gpu][cublas]") {
+  const Format& dense = formats().front();
+  for (mem::DType dt : {mem::DType::kFloat64, mem::DType::kFloat32}) {
+    GpuEnv small(dt, /*budget_bytes=*/2 << 20);  // a 128 KiB workspace: bigger needs left out
+    check_case(small, dt, 64, 100, 10, dense, dense, false, true, 17);
+    REQUIRE(small.gpu->gemm_planner().planned_shapes() == 1);
+    GpuEnv none(dt, /*budget_bytes=*/4000);  // 4000 / 16 / 256 * 256 = 0: no workspace
+    check_case(none, dt, 4, 6, 3, dense, dense, true, false, 18);
+    REQUIRE(none.gpu->gemm_planner().planned_shapes() == 1);
   }
 }
 

@@ -1,0 +1,247 @@
+// GemmPlanner; see gemm_planner.h and Note [Small GEMM plans] there.
+#ifdef DMLRT_WITH_CUDA
+#include "kernels/cuda/gemm_planner.h"
+
+#include <cublasLt.h>
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <sstream>
+#include <type_traits>
+#include <unordered_map>
+#include <vector>
+
+#include "gpu_context/handles.h"
+#include "gpu_context/library_check.h"
+#include "gpu_context/log.h"
+#include "kernels/cuda/blas.h"
+
+namespace dmlrt::kernels::cuda {
+namespace {
+
+struct LtHandleDestroy {
+  void operator()(cublasLtHandle_t h) const { cublasLtDestroy(h); }
+};
+struct LtDescDestroy {
+  void operator()(cublasLtMatmulDesc_t d) const { cublasLtMatmulDescDestroy(d); }
+};
+struct LtLayoutDestroy {
+  void operator()(cublasLtMatrixLayout_t l) const { cublasLtMatrixLayoutDestroy(l); }
+};
+struct LtPreferenceDestroy {
+  void operator()(cublasLtMatmulPreference_t p) const { cublasLtMatmulPreferenceDestroy(p); }
+};
+using UniqueLt = gpu::UniqueHandle<cublasLtHandle_t, LtHandleDestroy>;
+using UniqueLtDesc = gpu::UniqueHandle<cublasLtMatmulDesc_t, LtDescDestroy>;
+using UniqueLtLayout = gpu::UniqueHandle<cublasLtMatrixLayout_t, LtLayoutDestroy>;
+using UniqueLtPreference = gpu::UniqueHandle<cublasLtMatmulPreference_t, LtPreferenceDestroy>;
+
+struct Key {
+  bool fp64, ta, tb;
+  int64_t m, n, k;
+  bool operator==(const Key& o) const {
+    return fp64 == o.fp64 && ta == o.ta && tb == o.tb && m == o.m && n == o.n && k == o.k;
+  }
+};
+struct KeyHash {
+  size_t operator()(const Key& key) const {
+    size_t h = (key.fp64 ? 1u : 0u) | (key.ta ? 2u : 0u) | (key.tb ? 4u : 0u);
+    for (int64_t v : {key.m, key.n, key.k}) h = h * 1000003u ^ std::hash<int64_t>{}(v);
+    return h;
+  }
+};
+
+std::string describe(const Key& key) {
+  std::ostringstream os;
+  os << (key.fp64 ? "FP64" : "FP32") << " gemm m=" << key.m << " n=" << key.n << " k=" << key.k
+     << " transA=" << key.ta << " transB=" << key.tb;
+  return os.str();
+}
+
+// One shape's choice. The cuBLASLt descriptors state Note [Row-major through column-major cuBLAS]
+// (blas.h): C^T (n, m) = op(B)^T op(A)^T column-major, so Lt's first operand is the stored B.
+struct Plan {
+  int choice = -1;  // -1: cuBLAS's routine; i >= 0: cuBLASLt heuristic result i
+  UniqueLtDesc desc;
+  UniqueLtLayout first, second, out;  // stored B, stored A, C (all column-major views)
+  cublasLtMatmulAlgo_t algo{};
+  size_t workspace_bytes = 0;
+};
+
+using Seconds = std::chrono::duration<double>;
+
+}  // namespace
+
+struct GemmPlanner::Impl {
+  cublasHandle_t cublas;
+  cudaStream_t stream;
+  void* workspace;
+  size_t max_workspace_bytes;  // the most a candidate may use
+  UniqueLt lt;
+  std::unordered_map<Key, Plan, KeyHash> plans;
+
+  template <typename T>
+  void lt_matmul(const Plan& p, const T* a, const T* b, T* c, const cublasLtMatmulAlgo_t& algo,
+                 size_t ws_bytes) {
+    const T one = 1, zero = 0;
+    DMLRT_CUBLAS_CHECK(cublasLtMatmul(lt.get(), p.desc.get(), &one, b, p.first.get(), a,
+                                      p.second.get(), &zero, c, p.out.get(), c, p.out.get(), &algo,
+                                      workspace, ws_bytes, stream));
+  }
+
+  // Microseconds per call of `call` issued back to back: two warm-up calls, then the best of 3
+  // loops of 10, each timed on the host up to a synchronisation (Note [Small GEMM plans]).
+  template <typename F>
+  double per_call_us(const F& call) {
+    call();
+    call();
+    DMLRT_CUDA_CHECK(cudaStreamSynchronize(stream));
+    double best = std::numeric_limits<double>::infinity();
+    for (int rep = 0; rep < 3; ++rep) {
+      const auto t0 = std::chrono::steady_clock::now();
+      for (int i = 0; i < 10; ++i) call();
+      DMLRT_CUDA_CHECK(cudaStreamSynchronize(stream));
+      best = std::min(best, Seconds(std::chrono::steady_clock::now() - t0).count() * 1e5);
+    }
+    return best;
+  }
+
+  template <typename T>
+  Plan make_plan(const Key& key, const T* a, const T* b, T* c) {
+    constexpr bool kFp64 = std::is_same_v<T, double>;
+    const cudaDataType type = kFp64 ? CUDA_R_64F : CUDA_R_32F;
+    Plan p;
+    cublasLtMatmulDesc_t desc = nullptr;
+    DMLRT_CUBLAS_CHECK(
+        cublasLtMatmulDescCreate(&desc, kFp64 ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F, type));
+    p.desc = UniqueLtDesc(desc);
+    const cublasOperation_t op_first = key.tb ? CUBLAS_OP_T : CUBLAS_OP_N;
+    const cublasOperation_t op_second = key.ta ? CUBLAS_OP_T : CUBLAS_OP_N;
+    DMLRT_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &op_first,
+                                                      sizeof(op_first)));
+    DMLRT_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &op_second,
+                                                      sizeof(op_second)));
+    const auto layout = [&](uint64_t rows, uint64_t cols) {
+      cublasLtMatrixLayout_t l = nullptr;
+      // Column-major (rows, cols) with ld = rows: the stored row-major (cols, rows) matrix.
+      DMLRT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&l, type, rows, cols, rows));
+      return UniqueLtLayout(l);
+    };
+    p.first = key.tb ? layout(key.k, key.n) : layout(key.n, key.k);   // B stored (n, k) / (k, n)
+    p.second = key.ta ? layout(key.m, key.k) : layout(key.k, key.m);  // A stored (k, m) / (m, k)
+    p.out = layout(key.n, key.m);
+
+    cublasLtMatmulPreference_t pref_raw = nullptr;
+    DMLRT_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref_raw));
+    const UniqueLtPreference pref(pref_raw);
+    const size_t max_ws = max_workspace_bytes;
+    DMLRT_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
+        pref_raw, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &max_ws, sizeof(max_ws)));
+    cublasLtMatmulHeuristicResult_t found[kMaxCandidates] = {};
+    int n_found = 0;
+    // No candidate (CUBLAS_STATUS_NOT_SUPPORTED) leaves cuBLAS's routine, the safe default.
+    if (cublasLtMatmulAlgoGetHeuristic(lt.get(), desc, p.first.get(), p.second.get(), p.out.get(),
+                                       p.out.get(), pref_raw, kMaxCandidates, found,
+                                       &n_found) != CUBLAS_STATUS_SUCCESS)
+      n_found = 0;
+    std::vector<int> usable;
+    for (int i = 0; i < n_found; ++i)
+      if (found[i].state == CUBLAS_STATUS_SUCCESS && found[i].workspaceSize <= max_workspace_bytes)
+        usable.push_back(i);
+    if (usable.empty()) return p;
+
+    DMLRT_CUDA_CHECK(cudaStreamSynchronize(stream));  // earlier work stays out of the timing
+    std::ostringstream log;
+    double best =
+        per_call_us([&] { gemm_row_major(cublas, key.ta, key.tb, key.m, key.n, key.k, a, b, c); });
+    log << "cublas " << best << " us";
+    for (int i : usable) {
+      double us = 0;
+      try {
+        us = per_call_us([&] { lt_matmul(p, a, b, c, found[i].algo, found[i].workspaceSize); });
+      } catch (const CublasError& e) {
+        log << ", #" << i << " failed (" << e.what() << ")";  // not a candidate after all
+        continue;
+      }
+      log << ", #" << i << " " << us << " us";
+      if (us < best) {
+        best = us;
+        p.choice = i;
+      }
+    }
+    if (p.choice >= 0) {
+      p.algo = found[p.choice].algo;
+      p.workspace_bytes = found[p.choice].workspaceSize;
+    }
+    DMLRT_DEBUG(
+        describe(key) << ": per call " << log.str() << "; picked "
+                      << (p.choice < 0 ? "cublas" : "cuBLASLt #" + std::to_string(p.choice)));
+    return p;
+  }
+
+  template <typename T>
+  void run(const Key& key, const T* a, const T* b, T* c) {
+    // cuBLASLt's heuristic assumes 256-byte aligned operands (its preference's default); every
+    // allocation is (cudaMalloc), a view into one need not be: cuBLAS's routine handles any.
+    const auto aligned = [](const void* ptr) {
+      return reinterpret_cast<uintptr_t>(ptr) % 256 == 0;
+    };
+    if (!aligned(a) || !aligned(b) || !aligned(c)) {
+      gemm_row_major(cublas, key.ta, key.tb, key.m, key.n, key.k, a, b, c);
+      return;
+    }
+    auto it = plans.find(key);
+    if (it == plans.end()) it = plans.emplace(key, make_plan(key, a, b, c)).first;
+    const Plan& p = it->second;
+    if (p.choice < 0) {
+      gemm_row_major(cublas, key.ta, key.tb, key.m, key.n, key.k, a, b, c);
+      return;
+    }
+    lt_matmul(p, a, b, c, p.algo, p.workspace_bytes);
+  }
+};
+
+GemmPlanner::GemmPlanner(void* cublas, void* stream, void* workspace, size_t workspace_bytes)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->cublas = static_cast<cublasHandle_t>(cublas);
+  impl_->stream = static_cast<cudaStream_t>(stream);
+  impl_->workspace = workspace;
+  impl_->max_workspace_bytes =
+      workspace == nullptr ? 0 : std::min(workspace_bytes, kMaxWorkspaceBytes);
+  cublasLtHandle_t lt = nullptr;
+  DMLRT_CUBLAS_CHECK(cublasLtCreate(&lt));
+  impl_->lt = UniqueLt(lt);
+}
+
+GemmPlanner::~GemmPlanner() = default;
+
+bool GemmPlanner::applies(int64_t m, int64_t n, int64_t k) {
+  return m > 1 && n > 1 && k > 0 && 2.0 * static_cast<double>(m) * n * k < 1e9;
+}
+
+void GemmPlanner::run(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const double* a,
+                      const double* b, double* c) {
+  impl_->run(Key{true, trans_a, trans_b, m, n, k}, a, b, c);
+}
+
+void GemmPlanner::run(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const float* a,
+                      const float* b, float* c) {
+  impl_->run(Key{false, trans_a, trans_b, m, n, k}, a, b, c);
+}
+
+size_t GemmPlanner::planned_shapes() const { return impl_->plans.size(); }
+
+std::string GemmPlanner::choice(bool fp64, bool trans_a, bool trans_b, int64_t m, int64_t n,
+                                int64_t k) const {
+  const auto it = impl_->plans.find(Key{fp64, trans_a, trans_b, m, n, k});
+  if (it == impl_->plans.end()) return "";
+  return it->second.choice < 0 ? "cublas" : "cublasLt #" + std::to_string(it->second.choice);
+}
+
+}  // namespace dmlrt::kernels::cuda
+#endif  // DMLRT_WITH_CUDA
