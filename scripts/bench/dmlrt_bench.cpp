@@ -44,6 +44,7 @@
 #include "instructions/opcode_table.h"
 #include "kernels/cuda/dnn_conv.h"
 #include "kernels/cuda/elementwise.h"
+#include "kernels/cuda/gemm_planner.h"
 #include "chain_ceiling.h"
 #include "launch_floor.h"
 #include "memory/gpu_session.h"
@@ -1196,6 +1197,9 @@ void bench_gemm(Bench& b, Env& env, Timer& timer) {
       const std::string line =
           "GPU°ba+*°" + mat("A") + "°" + mat("B") + "°" + mat("OUT") + "°1°false°false";
       const bool have = time_dmlrt(env, timer, line, r);
+      if (have && kernels::cuda::GemmPlanner::applies(g.m, g.n, g.k))  // Note [Small GEMM plans]
+        r.extra["dmlrt_plan"] =
+            env.gpu().gemm_planner().choice(env.fp64(), false, false, g.m, g.n, g.k);
       if (have && flop < 1e9) {  // where the host's cost per instruction shows
         const inst::InstructionPtr i = env.parse(line);
         profile_calls(b, env, r, g.name, 20000, [&] { env.exec(*i); });

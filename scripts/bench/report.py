@@ -155,6 +155,9 @@ def build_rows(bench, torch, lenet):
                 nodes = num(bx.get("anchor_graph_nodes_per_call"))
                 if nodes is not None:
                     row["note"] += f", {nodes:g} launches/call"
+            if bx.get("dmlrt_plan") and not first_error(bx):
+                # Which candidate dmlrt's timed plan runs (Note [Small GEMM plans]).
+                row["note"] += f"; dmlrt runs {bx['dmlrt_plan']}"
             check_mismatch(row, bx)
         elif section == "cell":
             row["dmlrt_ms"], row["anchor_ms"] = num(br.get("dmlrt_ms")), num(br.get("anchor_ms"))

@@ -85,8 +85,8 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(rows[("gemm", "gemm_4096x4096x4096", "fp64")]["status"], "PASS")  # 1.02 <= 1.05
         self.assertEqual(rows[("gemm", "gemv_131072x1024", "fp32")]["status"], "FAIL")  # 1.2
         r = rows[("gemm", "lenet_affine2_64x512x10", "fp32")]  # the anchor's device time beside it
-        self.assertTrue(r["note"].endswith("; cuBLAS in a CUDA graph 4.8 us/call, 2 launches/call"),
-                        r["note"])
+        self.assertTrue(r["note"].endswith("; cuBLAS in a CUDA graph 4.8 us/call, 2 launches/call"
+                                           "; dmlrt runs cublasLt #4"), r["note"])
         self.assertEqual(rows[("cell", "d2d_copy_2^27", "fp64")]["status"], "INFO")
         self.assertEqual(rows[("cell", "plus_XY_2^27", "fp64")]["status"], "PASS")  # 90% of copy
         self.assertEqual(rows[("cell", "exp_X_2^27", "fp64")]["status"], "FAIL")  # 50%
