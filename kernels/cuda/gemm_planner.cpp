@@ -66,7 +66,9 @@ std::string describe(const Key& key) {
 // One shape's choice. The cuBLASLt descriptors state Note [Row-major through column-major cuBLAS]
 // (blas.h): C^T (n, m) = op(B)^T op(A)^T column-major, so Lt's first operand is the stored B.
 struct Plan {
-  int choice = -1;  // -1: cuBLAS's routine; i >= 0: cuBLASLt heuristic result i
+  int calls = 0;       // products of the shape so far, counted up to kPlanAtCall
+  bool timed = false;  // until then, and when timing chose it, cuBLAS's routine runs
+  int choice = -1;     // -1: cuBLAS's routine; i >= 0: cuBLASLt heuristic result i
   UniqueLtDesc desc;
   UniqueLtLayout first, second, out;  // stored B, stored A, C (all column-major views)
   cublasLtMatmulAlgo_t algo{};
@@ -84,6 +86,8 @@ struct GemmPlanner::Impl {
   size_t max_workspace_bytes;  // the most a candidate may use
   UniqueLt lt;
   std::unordered_map<Key, Plan, KeyHash> plans;
+  size_t timed_shapes = 0;
+  double planning_seconds = 0.0;
 
   template <typename T>
   void lt_matmul(const Plan& p, const T* a, const T* b, T* c, const cublasLtMatmulAlgo_t& algo,
@@ -196,9 +200,26 @@ struct GemmPlanner::Impl {
       return;
     }
     auto it = plans.find(key);
-    if (it == plans.end()) it = plans.emplace(key, make_plan(key, a, b, c)).first;
-    const Plan& p = it->second;
-    if (p.choice < 0) {
+    if (it == plans.end()) {
+      if (plans.size() >= kMaxShapes) {  // untracked: as if never due
+        gemm_row_major(cublas, key.ta, key.tb, key.m, key.n, key.k, a, b, c);
+        return;
+      }
+      it = plans.emplace(key, Plan{}).first;
+    }
+    Plan& p = it->second;
+    if (!p.timed) {
+      p.calls = std::min(p.calls + 1, kPlanAtCall);
+      if (plan_due(p.calls, planning_seconds)) {
+        const auto t0 = std::chrono::steady_clock::now();
+        p = make_plan(key, a, b, c);
+        p.calls = kPlanAtCall;
+        p.timed = true;
+        ++timed_shapes;
+        planning_seconds += Seconds(std::chrono::steady_clock::now() - t0).count();
+      }
+    }
+    if (!p.timed || p.choice < 0) {
       gemm_row_major(cublas, key.ta, key.tb, key.m, key.n, key.k, a, b, c);
       return;
     }
@@ -220,10 +241,6 @@ GemmPlanner::GemmPlanner(void* cublas, void* stream, void* workspace, size_t wor
 
 GemmPlanner::~GemmPlanner() = default;
 
-bool GemmPlanner::applies(int64_t m, int64_t n, int64_t k) {
-  return m > 1 && n > 1 && k > 0 && 2.0 * static_cast<double>(m) * n * k < 1e9;
-}
-
 void GemmPlanner::run(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const double* a,
                       const double* b, double* c) {
   impl_->run(Key{true, trans_a, trans_b, m, n, k}, a, b, c);
@@ -234,12 +251,14 @@ void GemmPlanner::run(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t 
   impl_->run(Key{false, trans_a, trans_b, m, n, k}, a, b, c);
 }
 
-size_t GemmPlanner::planned_shapes() const { return impl_->plans.size(); }
+size_t GemmPlanner::planned_shapes() const { return impl_->timed_shapes; }
+
+double GemmPlanner::planning_seconds() const { return impl_->planning_seconds; }
 
 std::string GemmPlanner::choice(bool fp64, bool trans_a, bool trans_b, int64_t m, int64_t n,
                                 int64_t k) const {
   const auto it = impl_->plans.find(Key{fp64, trans_a, trans_b, m, n, k});
-  if (it == impl_->plans.end()) return "";
+  if (it == impl_->plans.end() || !it->second.timed) return "";
   return it->second.choice < 0 ? "cublas" : "cublasLt #" + std::to_string(it->second.choice);
 }
 

@@ -25,6 +25,12 @@
 // candidates, a few milliseconds, per shape and session. Candidates differ only in summation
 // order (split-K), well within the contract's tolerance. FP32 uses CUBLAS_COMPUTE_32F: no TF32,
 // as cublasSgemm in its default math mode.
+//
+// That cost is only worth paying for shapes that recur (a training loop), not for a loop whose
+// shapes change every iteration (X[1:i,] %*% Y), where timing each would cost milliseconds per
+// product. So a shape is timed at its kPlanAtCall-th product (cuBLAS's routine before), timing
+// stops for the session once kMaxPlanningSeconds have gone into it, and at most kMaxShapes shapes
+// are tracked; the rest run cuBLAS's routine as before (plan_due).
 #pragma once
 
 #include <cstddef>
@@ -38,6 +44,15 @@ class GemmPlanner {
  public:
   static constexpr int kMaxCandidates = 8;  // cuBLASLt heuristic results timed per shape
   static constexpr size_t kMaxWorkspaceBytes = size_t{4} << 20;  // as in the probe of the Note
+  static constexpr int kPlanAtCall = 3;                          // a shape's product that times it
+  static constexpr double kMaxPlanningSeconds = 1.0;             // per session
+  static constexpr size_t kMaxShapes = 4096;                     // shapes tracked per session
+
+  // Whether the `call`-th product (from 1) of a shape not yet timed times it now, after
+  // `planning_seconds` of timing in this session (Note [Small GEMM plans]).
+  static bool plan_due(int call, double planning_seconds) {
+    return call >= kPlanAtCall && planning_seconds < kMaxPlanningSeconds;
+  }
 
   // `cublas` is the session's handle, bound to `stream`, and `workspace` its workspace (the
   // planner's products share it: all run in order on that one stream); the planner owns a
@@ -50,18 +65,22 @@ class GemmPlanner {
   // Whether a product C (m, n) = op(A) op(B) with inner dimension k goes through the planner: a
   // matrix product (m, n > 1; vectors take gemv / dot) under 1 GFLOP, where the host's cost per
   // call is comparable to the device's.
-  static bool applies(int64_t m, int64_t n, int64_t k);
+  static bool applies(int64_t m, int64_t n, int64_t k) {
+    return m > 1 && n > 1 && k > 0 && 2.0 * static_cast<double>(m) * n * k < 1e9;
+  }
 
-  // C (m, n) = op(A) op(B), row-major, as gemm_row_major in blas.h. The first product of a shape
-  // (precision, flags, m, n, k) synchronises the stream and times the candidates on these
-  // operands.
+  // C (m, n) = op(A) op(B), row-major, as gemm_row_major in blas.h. The product of a shape
+  // (precision, flags, m, n, k) that plan_due names synchronises the stream and times the
+  // candidates on its operands.
   void run(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const double* a,
            const double* b, double* c);
   void run(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const float* a,
            const float* b, float* c);
 
-  // Shapes timed so far, and the choice for one ("cublas", "cublasLt #i", or "" when not planned).
+  // Shapes timed so far, the seconds that took, and the choice for one ("cublas", "cublasLt #i",
+  // or "" when not timed).
   size_t planned_shapes() const;
+  double planning_seconds() const;
   std::string choice(bool fp64, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k) const;
 
  private:

@@ -65,8 +65,9 @@ TEST_CASE("gpu ba+* matches the CPU on all formats, flags and shapes", "[gpu][cu
   }
 }
 
-// Note [Small GEMM plans]: a small dense product is timed once per shape (cuBLAS's routine and the
-// cuBLASLt candidates) and its plan reused; whichever wins, the result is the CPU's. The shapes
+// Note [Small GEMM plans]: a small dense product is timed once per shape, at its third product
+// (cuBLAS's routine and the cuBLASLt candidates), and its plan reused; whichever wins, the result
+// is the CPU's. The shapes
 // include LeNet's affine layers (split-K candidates for k = 3136 and 512) and one that is too big
 // to plan (2mnk >= 1e9).
 TEST_CASE("gpu ba+* small dense products run through timed plans, kept per shape",
@@ -85,13 +86,16 @@ TEST_CASE("gpu ba+* small dense products run through timed plans, kept per shape
                     << prec_name(dt));
           const bool fp64 = dt == mem::DType::kFloat64;
           REQUIRE(kernels::cuda::GemmPlanner::applies(m, n, k));
-          REQUIRE(planner.choice(fp64, ta, tb, m, n, k).empty());
-          check_case(env, dt, m, k, n, dense, dense, ta, tb, seed + m + 7 * n);
+          // The first two products run cuBLAS's routine, the third times the shape.
+          for (int call = 1; call <= kernels::cuda::GemmPlanner::kPlanAtCall; ++call) {
+            REQUIRE(planner.choice(fp64, ta, tb, m, n, k).empty());
+            check_case(env, dt, m, k, n, dense, dense, ta, tb, seed + call + m + 7 * n);
+          }
           REQUIRE(planner.planned_shapes() == ++planned);
           const std::string choice = planner.choice(fp64, ta, tb, m, n, k);
           INFO("plan: " << choice);
           REQUIRE((choice == "cublas" || choice.rfind("cublasLt #", 0) == 0));
-          // The second product of the shape reuses the plan, on other values.
+          // Later products of the shape reuse the plan, on other values.
           check_case(env, dt, m, k, n, dense, dense, ta, tb, seed + 99 + m + 7 * n);
           REQUIRE(planner.planned_shapes() == planned);
           REQUIRE(planner.choice(fp64, ta, tb, m, n, k) == choice);
@@ -100,8 +104,10 @@ TEST_CASE("gpu ba+* small dense products run through timed plans, kept per shape
     REQUIRE_FALSE(kernels::cuda::GemmPlanner::applies(1, 64, 64));
     REQUIRE_FALSE(kernels::cuda::GemmPlanner::applies(64, 1, 64));
     REQUIRE_FALSE(kernels::cuda::GemmPlanner::applies(1024, 1024, 512));
-    check_case(env, dt, 1024, 512, 1024, dense, dense, false, false, seed + 5);
+    for (int call = 1; call <= kernels::cuda::GemmPlanner::kPlanAtCall; ++call)
+      check_case(env, dt, 1024, 512, 1024, dense, dense, false, false, seed + 5);
     REQUIRE(planner.planned_shapes() == planned);
+    REQUIRE(planner.planning_seconds() < kernels::cuda::GemmPlanner::kMaxPlanningSeconds);
   }
 }
 
@@ -111,10 +117,12 @@ TEST_CASE("gpu ba+* plans without a workspace", "[gpu][cublas]") {
   const Format& dense = formats().front();
   for (mem::DType dt : {mem::DType::kFloat64, mem::DType::kFloat32}) {
     GpuEnv small(dt, /*budget_bytes=*/2 << 20);  // a 128 KiB workspace: bigger needs left out
-    check_case(small, dt, 64, 100, 10, dense, dense, false, true, 17);
+    GpuEnv none(dt, /*budget_bytes=*/4000);      // 4000 / 16 / 256 * 256 = 0: no workspace
+    for (int call = 1; call <= kernels::cuda::GemmPlanner::kPlanAtCall + 1; ++call) {
+      check_case(small, dt, 64, 100, 10, dense, dense, false, true, 17 + call);
+      check_case(none, dt, 4, 6, 3, dense, dense, true, false, 18 + call);
+    }
     REQUIRE(small.gpu->gemm_planner().planned_shapes() == 1);
-    GpuEnv none(dt, /*budget_bytes=*/4000);  // 4000 / 16 / 256 * 256 = 0: no workspace
-    check_case(none, dt, 4, 6, 3, dense, dense, true, false, 18);
     REQUIRE(none.gpu->gemm_planner().planned_shapes() == 1);
   }
 }
