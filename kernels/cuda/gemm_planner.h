@@ -16,15 +16,15 @@
 //   64x3136x512 FP32    16.5 us (4 launches)     25.9 us: none faster
 //   t(A) 512x64x10 FP64  9.9 us                  6.0 us
 //
-// Which candidate wins varies by shape and is not the heuristic's first: some candidates cost
-// more host time per launch than others at the same device time. So once per shape (below: at
-// its third product) the planner times cuBLAS's routine and up to kMaxCandidates cuBLASLt
-// heuristic results as the runtime issues them, back to back (host clock up to a
-// synchronisation: the throughput of a stream of such calls, whichever of host or device limits
-// it), and keeps the fastest; later products of that shape reuse its descriptors and algorithm.
-// The cost is one timing of up to 9 candidates, a few milliseconds, per shape and session.
-// Candidates differ only in summation order (split-K), well within the contract's tolerance. FP32 uses CUBLAS_COMPUTE_32F: no TF32,
-// as cublasSgemm in its default math mode. In scripts/bench (two H200 runs, 2026-11-30) ba+* then
+// Which candidate wins varies by shape and is not the heuristic's first: some candidates cost more
+// host time per launch than others at the same device time. So once per shape (below: at its third
+// product) the planner times cuBLAS's routine and up to kMaxCandidates cuBLASLt heuristic results
+// as the runtime issues them, back to back (host clock up to a synchronisation: the throughput of a
+// stream of such calls, whichever of host or device limits it), and keeps the fastest; later
+// products of that shape reuse its descriptors and algorithm. The cost is one timing of up to 9
+// candidates, a few milliseconds, per shape and session. Candidates differ only in summation order
+// (split-K), well within the contract's tolerance. FP32 uses CUBLAS_COMPUTE_32F: no TF32, as
+// cublasSgemm in its default math mode. In scripts/bench (two H200 runs, 2026-11-30) ba+* then
 // measured against cublas{D,S}gemm called directly: 64x512x10 0.62-0.63 (FP64) and 0.87-0.98
 // (FP32), 64x3136x512 0.78-0.79 (FP64) and 1.00 (FP32, cuBLAS's routine kept).
 //
