@@ -6,8 +6,9 @@
 // A product under ~1 GFLOP runs for a few microseconds on the H200, less than the host's cost of
 // issuing it. cublas{S,D}gemm asks cuBLASLt's heuristic for an algorithm on every call, and some
 // of its picks launch up to 4 kernels and memsets (split-K with a reduction), each a launch of
-// ~4 us of host time. A probe on the H200 (2026-11-30; back-to-back calls, host clock up to a
-// stream synchronisation, best of 5 loops) measured per call:
+// ~4 us of host time. A one-off probe on the H200 (2026-11-30; back-to-back calls, host clock up
+// to a stream synchronisation, best of 5 loops; not kept: scripts/bench's gemm rows track the
+// outcome) measured per call:
 //
 //   shape (m x k x n)   cublas{D,S}gemm          fastest cuBLASLt candidate, descriptors kept
 //   64x512x10   FP64    14.4 us (1 launch)       8.0 us
