@@ -67,9 +67,8 @@ TEST_CASE("gpu ba+* matches the CPU on all formats, flags and shapes", "[gpu][cu
 
 // Note [Small GEMM plans]: a small dense product is timed once per shape, at its third product
 // (cuBLAS's routine and the cuBLASLt candidates), and its plan reused; whichever wins, the result
-// is the CPU's. The shapes
-// include LeNet's affine layers (split-K candidates for k = 3136 and 512) and one that is too big
-// to plan (2mnk >= 1e9).
+// is the CPU's. The shapes include LeNet's affine layers (split-K candidates for k = 3136 and 512)
+// and one that is too big to plan (2mnk >= 1e9).
 TEST_CASE("gpu ba+* small dense products run through timed plans, kept per shape",
           "[gpu][cublas]") {
   const Format& dense = formats().front();
