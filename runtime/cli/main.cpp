@@ -17,6 +17,7 @@
 #include "runtime/explain.h"
 #include "runtime/gpu_setup.h"
 #include "runtime/interpreter.h"
+#include "runtime/io/safe_write.h"
 #include "runtime/plan_parser.h"
 #include "runtime/plan_rewrites.h"
 #include "runtime/stats.h"
@@ -113,6 +114,9 @@ int run(const CliOptions& opts, const runtime::RuntimeConfig& config) {
 
 int main(int argc, char** argv) {
   using namespace dmlrt::cli;
+  // SIGINT/SIGTERM/SIGHUP remove the temporaries of writes in progress, then end the process as
+  // the signal would (see Note [Safe writes]).
+  dmlrt::io::install_cleanup_handlers();
   CliOptions opts;
   try {
     opts = parse_command_line(argc, argv);

@@ -1,11 +1,8 @@
 // Matrix and scalar file I/O entry points: file reading, format resolution against createvar and
-// the .mtd, dimension checks, and writes through a temporary file renamed over the target.
+// the .mtd, dimension checks, and writes through temporaries published as a pair (safe_write.h).
 #include "runtime/io/matrix_io.h"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -18,6 +15,7 @@
 #include "gpu_context/error.h"
 #include "runtime/io/io_detail.h"
 #include "runtime/io/mtd.h"
+#include "runtime/io/safe_write.h"
 
 namespace dmlrt::io {
 namespace fs = std::filesystem;
@@ -67,60 +65,27 @@ std::string extension_format(const std::string& name) {
 }
 
 // ---- Writes ----
+// See Note [Safe writes] in safe_write.cpp.
 
-std::atomic<uint64_t> g_tmp_counter{0};
-
-// A temporary file beside `target`; removed unless committed (renamed over the target).
-class TempFile {
- public:
-  explicit TempFile(const std::string& target) : target_(target) {
-    const fs::path t(target);
-    tmp_ = (t.parent_path() / ("." + t.filename().string() + ".dmlrt-tmp-" +
-                               std::to_string(::getpid()) + "-" +
-                               std::to_string(g_tmp_counter++)))
-               .string();
-    f_ = std::fopen(tmp_.c_str(), "wb");
-    DMLRT_REQUIRE(f_ != nullptr, IoError,
-                  target << ": cannot create a file in its folder: " << std::strerror(errno));
-  }
-  TempFile(const TempFile&) = delete;
-  TempFile& operator=(const TempFile&) = delete;
-  ~TempFile() {
-    if (f_) std::fclose(f_);
-    if (!committed_) std::remove(tmp_.c_str());
-  }
-  std::FILE* file() { return f_; }
-  void close() {
-    const bool bad = std::ferror(f_) != 0;
-    const int rc = std::fclose(f_);
-    f_ = nullptr;
-    DMLRT_REQUIRE(!bad && rc == 0, IoError, target_ << ": write failed: " << std::strerror(errno));
-  }
-  void commit() {
-    std::error_code ec;
-    // SystemDS may have left a multi-part folder under this name; it is replaced like a file.
-    if (fs::is_directory(target_, ec)) fs::remove_all(target_, ec);
-    DMLRT_REQUIRE(std::rename(tmp_.c_str(), target_.c_str()) == 0, IoError,
-                  target_ << ": cannot rename the written file into place: "
-                          << std::strerror(errno));
-    committed_ = true;
-  }
-
- private:
-  std::string target_, tmp_;
-  std::FILE* f_ = nullptr;
-  bool committed_ = false;
-};
-
-void write_text_file(TempFile& tf, const std::string& name, const std::string& text) {
+void write_text_file(detail::TempFile& tf, const std::string& name, const std::string& text) {
   detail::Output out(tf.file(), name);
   out.buf() = text;
   out.flush();
   tf.close();
 }
 
-void prepare_target(const std::string& path, bool with_mtd) {
+// The two names a write publishes: the data file and its .mtd (written, or removed when stale).
+struct WritePlan {
+  detail::WriteTarget data, mtd;
+};
+
+// Checks both names before anything is written or removed, then creates the parent folders.
+WritePlan prepare_write(const std::string& path, const char* role, bool with_mtd) {
   DMLRT_REQUIRE(!path.empty(), IoError, "cannot write to an empty file name");
+  WritePlan plan;
+  plan.data = detail::check_write_target(path, path, role);
+  plan.mtd = with_mtd ? detail::check_write_target(path, path + ".mtd", "its metadata file")
+                      : detail::check_stale_mtd(path, path + ".mtd");
   std::error_code ec;
   const fs::path parent = fs::path(path).parent_path();
   if (!parent.empty()) {
@@ -129,10 +94,9 @@ void prepare_target(const std::string& path, bool with_mtd) {
                   path << ": cannot create the folder " << parent.string() << ": "
                        << ec.message());
   }
-  // Refuse before writing anything, so a failure leaves the old files as they were.
-  if (with_mtd)
-    DMLRT_REQUIRE(!fs::is_directory(path + ".mtd", ec), IoError,
-                  path << ": cannot replace the folder " << path << ".mtd with a metadata file");
+  detail::remove_stale_temporaries(plan.data.folder);
+  if (plan.mtd.folder != plan.data.folder) detail::remove_stale_temporaries(plan.mtd.folder);
+  return plan;
 }
 
 std::string scalar_text(const inst::ScalarValue& v) {
@@ -218,10 +182,16 @@ kernels::MatrixBlock read_matrix_from_string(std::string_view data, const std::s
 
 kernels::MatrixBlock read_matrix(const std::string& path, const inst::FileFormat& fmt,
                                  const inst::MatrixMeta& meta) {
-  const std::string data = read_file_bytes(path);
+  std::string data;
   std::optional<std::string> mtd;
-  std::error_code ec;
-  if (fs::is_regular_file(path + ".mtd", ec)) mtd = read_regular_file(path + ".mtd");
+  {
+    // Shared with other readers, exclusive of a writer publishing a pair: the file and its .mtd
+    // come from one write.
+    detail::FolderLock lock(detail::read_lock_folders(path), /*exclusive=*/false);
+    data = read_file_bytes(path);
+    std::error_code ec;
+    if (fs::is_regular_file(path + ".mtd", ec)) mtd = read_regular_file(path + ".mtd");
+  }
   return read_matrix_from_string(data, path, fmt, meta, mtd ? &*mtd : nullptr);
 }
 
@@ -252,9 +222,9 @@ void write_matrix(const kernels::MatrixBlock& block, const std::string& path,
                      << "' is not supported (dmlrt writes csv, text, mm and npy)");
   // SystemDS writes a .mtd for csv and text, none for mm (and it has no npy).
   const bool with_mtd = format == "csv" || format == "text";
-  prepare_target(path, with_mtd);
+  const WritePlan plan = prepare_write(path, "a matrix file", with_mtd);
 
-  TempFile data(path);
+  detail::TempFile data(plan.data);
   {
     detail::Output out(data.file(), path);
     if (format == "csv") detail::write_csv(block, fmt, out);
@@ -264,25 +234,29 @@ void write_matrix(const kernels::MatrixBlock& block, const std::string& path,
     out.flush();
   }
   data.close();
-  std::optional<TempFile> meta;
+  std::optional<detail::TempFile> meta;
   if (with_mtd) {
-    meta.emplace(path + ".mtd");
+    meta.emplace(plan.mtd);
     write_text_file(*meta, path + ".mtd",
                     matrix_mtd_json(block.rows(), block.cols(), block.nnz(), fmt));
   }
-  data.commit();
-  std::error_code ec;
-  if (meta) meta->commit();
-  else fs::remove(path + ".mtd", ec);  // a stale .mtd would misdescribe the new file
+  detail::publish_pair(path, data, plan.data, meta ? &*meta : nullptr, plan.mtd);
 }
 
 inst::ScalarValue read_scalar(const std::string& path, inst::ValueType vt) {
-  std::string text = read_file_bytes(path);
-  std::error_code ec;
+  std::string text;
+  std::optional<std::string> mtd_text;
+  {
+    detail::FolderLock lock(detail::read_lock_folders(path), /*exclusive=*/false);
+    text = read_file_bytes(path);
+    std::error_code ec;
+    if (vt == inst::ValueType::kUnknown && fs::is_regular_file(path + ".mtd", ec))
+      mtd_text = read_regular_file(path + ".mtd");
+  }
   if (vt == inst::ValueType::kUnknown) {
     vt = inst::ValueType::kString;
-    if (fs::is_regular_file(path + ".mtd", ec)) {
-      const Mtd m = parse_mtd(read_regular_file(path + ".mtd"), path + ".mtd");
+    if (mtd_text) {
+      const Mtd m = parse_mtd(*mtd_text, path + ".mtd");
       if (m.value_type == "double") vt = inst::ValueType::kFP64;
       else if (m.value_type == "int") vt = inst::ValueType::kINT64;
       else if (m.value_type == "boolean") vt = inst::ValueType::kBoolean;
@@ -320,13 +294,12 @@ inst::ScalarValue read_scalar(const std::string& path, inst::ValueType vt) {
 }
 
 void write_scalar(const inst::ScalarValue& value, const std::string& path) {
-  prepare_target(path, true);
-  TempFile data(path);
+  const WritePlan plan = prepare_write(path, "a scalar file", true);
+  detail::TempFile data(plan.data);
   write_text_file(data, path, scalar_text(value));
-  TempFile meta(path + ".mtd");
+  detail::TempFile meta(plan.mtd);
   write_text_file(meta, path + ".mtd", scalar_mtd_json(value.type()));
-  data.commit();
-  meta.commit();
+  detail::publish_pair(path, data, plan.data, &meta, plan.mtd);
 }
 
 }  // namespace dmlrt::io

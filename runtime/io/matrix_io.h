@@ -1,5 +1,6 @@
 // Matrix and scalar file I/O: CSV, text (ijv), Matrix Market and NumPy .npy, with SystemDS's .mtd
-// metadata files. Writes go to a temporary name in the target folder and are renamed.
+// metadata files. Writes go to temporaries in the target folder, published as one pair under a
+// folder lock (safe_write.h); they never remove or replace what dmlrt did not create.
 #pragma once
 
 #include <cstdint>
@@ -19,18 +20,24 @@ namespace dmlrt::io {
 // The format is fmt.format unless that is "unknown"/"": then the .mtd's, else the extension's
 // (.csv .mtx .mm .npy). SystemDS's "binary" block format is refused (write csv/text/mm instead).
 // A folder (SystemDS's multi-part output) is read as its part files concatenated in name order.
+// The file and its .mtd are read under a shared lock of their folder, so they come from one write.
 // The result is in the format SystemDS would pick (MatrixBlock::examine_format).
 kernels::MatrixBlock read_matrix(const std::string& path, const inst::FileFormat& fmt,
                                  const inst::MatrixMeta& meta);
 
 // Writes `block` in `fmt.format` (csv, text, mm, npy) and its .mtd where SystemDS writes one (csv,
-// text). Parent folders are created. "binary" is refused with an IoError. A failure leaves
-// neither a partial file nor a changed target.
+// text); for mm and npy a stale regular-file .mtd is removed. Parent folders are created.
+// "binary" is refused with an IoError. `path` and `path`.mtd may each be absent, a regular file
+// or a symlink to one (written through, the link stays); a folder, device, FIFO, socket or a
+// symlink to one is refused with an IoError before anything is written or removed. The data file
+// and .mtd are published together (concurrent writers of one path end with one writer's pair). A
+// failure leaves neither a partial file nor a changed target. See Note [Safe writes].
 void write_matrix(const kernels::MatrixBlock& block, const std::string& path,
                   const inst::FileFormat& fmt);
 
 // Scalars: the value as text (doubles as Java prints them, booleans as true/false) plus a .mtd;
 // read_scalar parses the file's text as `vt` (kUnknown: the .mtd's value type, else string).
+// write_scalar follows write_matrix's rules for the file and its .mtd.
 inst::ScalarValue read_scalar(const std::string& path, inst::ValueType vt);
 void write_scalar(const inst::ScalarValue& value, const std::string& path);
 

@@ -445,10 +445,12 @@ TEST_CASE("a folder of part files reads as one file", "[io]") {
   spit(tmp / "x.csv/.0-m-00000.crc", "junk");
   DMLRT_REQUIRE_CLOSE(io::read_matrix(tmp / "x.csv", format_of("csv"), kUnknownMeta), 2, 2,
                       {1, 2, 3, 4}, 0, 0);
-  // Writing replaces the folder, as SystemDS overwrites its outputs.
-  io::write_matrix(test::dense_of(1, 1, {5}), tmp / "x.csv", format_of("csv"));
-  REQUIRE(fs::is_regular_file(tmp / "x.csv"));
-  REQUIRE(slurp(tmp / "x.csv") == "5.0\n");
+  // Writing over it is refused: dmlrt never removes a folder (Note [Safe writes]).
+  REQUIRE_THROWS_WITH(
+      io::write_matrix(test::dense_of(1, 1, {5}), tmp / "x.csv", format_of("csv")),
+      Contains("cannot replace the folder"));
+  REQUIRE(fs::is_directory(tmp / "x.csv"));
+  REQUIRE(slurp(tmp / "x.csv/0-m-00000") == "1,2\n");
 }
 
 TEST_CASE("Java number formatting matches Double.toString and round-trips", "[io]") {
