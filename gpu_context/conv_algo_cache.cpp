@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -302,7 +303,11 @@ void ConvAlgoCache::save() {
   const std::filesystem::path path(file_);
   std::error_code ec;
   std::filesystem::create_directories(path.parent_path(), ec);
-  const std::string tmp = file_ + ".tmp." + std::to_string(static_cast<long>(getpid()));
+  // pid and a process-wide counter: two GPU sessions of one process (Connections on threads)
+  // never write the same temporary.
+  static std::atomic<uint64_t> counter{0};
+  const std::string tmp = file_ + ".tmp." + std::to_string(static_cast<long>(getpid())) + "." +
+                          std::to_string(counter++);
   std::string error;
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);

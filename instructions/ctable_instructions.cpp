@@ -88,7 +88,9 @@ class CtableInstruction final : public Instruction {
   int64_t dim_value(ExecutionContext& ec, const Dim& d) const {
     const ScalarValue v = d.literal ? ScalarValue::from_literal(d.value, ValueType::kFP64)
                                     : ec.scalar(d.value);
-    return static_cast<int64_t>(v.to_double());
+    // Java's (long) cast, which saturates (a static_cast of 1e300 would be undefined); the
+    // kernel checks the resulting size before allocating (kernels/host_memory.h).
+    return ScalarValue::fp64(v.to_double()).to_int();
   }
 
   Operand in_[3];

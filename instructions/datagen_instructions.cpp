@@ -11,11 +11,13 @@
 #include <cmath>
 #include <cstdlib>
 #include <random>
+#include <sstream>
 
 #include "gpu_context/error.h"
 #include "instructions/families.h"
 #include "instructions/gpu_placement.h"
 #include "kernels/cpu/random.h"
+#include "kernels/host_memory.h"
 
 #ifdef DMLRT_WITH_CUDA
 #include "kernels/cuda/datagen.h"
@@ -30,7 +32,7 @@ namespace {
 int64_t long_value(const ScalarValue& v) {
   if (v.type() != ValueType::kFP64 && v.type() != ValueType::kFP32) return v.to_int();
   const double d = v.to_double();
-  DMLRT_REQUIRE(std::isfinite(d), RuntimeError,
+  DMLRT_REQUIRE(std::isfinite(d) && std::fabs(d) < 9.2e18, RuntimeError,
                 "rand: invalid dimension " << format_double_java(d));
   const double s = d > 0 ? 1.0 : (d < 0 ? -1.0 : 0.0);
   return static_cast<int64_t>(s * std::floor(std::fabs(d) + std::ldexp(1.0, -53)));
@@ -194,6 +196,15 @@ class Seq final : public Instruction {
         "seq: invalid seq parameters: (" << format_double_java(from) << ", "
                                          << format_double_java(to) << ", "
                                          << format_double_java(incr) << ")");
+    // The length is checked in doubles before seq_length's int64 conversion: seq(0, 1, 1e-300)
+    // has 1e300 rows, which no int64 holds.
+    const double count = std::floor(to / incr - from / incr) + 1.0;
+    std::ostringstream what;
+    what << "seq(from=" << format_double_java(from) << ", to=" << format_double_java(to)
+         << ", incr=" << format_double_java(incr) << ") with " << format_double_java(count)
+         << " rows";
+    kernels::check_host_bytes(what.str(), "a " + format_double_java(count) + "x1 dense column",
+                              8.0 * count);
 #ifdef DMLRT_WITH_CUDA
     if (ec.options().gpu) {
       const int64_t n = kernels::cpu::seq_length(from, to, incr);

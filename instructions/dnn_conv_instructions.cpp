@@ -8,6 +8,7 @@
 // conv2d_bias_add whose output is max(conv + bias, 0) on both backends, for a fusing plan rewrite.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <sstream>
 
@@ -16,6 +17,7 @@
 #include "instructions/dnn_gpu_common.h"
 #include "instructions/gpu_placement.h"
 #include "kernels/cpu/dnn_conv.h"
+#include "kernels/host_memory.h"
 
 #ifdef DMLRT_WITH_CUDA
 #include <memory>
@@ -162,6 +164,7 @@ class Conv2d final : public Instruction {
         auto w = ec.matrix(inputs_[1]);
         check_image("X", dims(*x), sh);
         check_filter("W", dims(*w), sh);
+        check_output_size(sh);
         ec.set_matrix(out_.name, cpu::conv2d(*x, *w, sh));
         return;
       }
@@ -172,6 +175,7 @@ class Conv2d final : public Instruction {
         check_image("X", dims(*x), sh);
         check_filter("W", dims(*w), sh);
         check_bias(dims(*b), sh);
+        check_output_size(sh);
         kernels::MatrixBlock y = cpu::conv2d(*x, *w, sh, b.get());
         ec.set_matrix(out_.name, relu_ ? relu_of(y) : std::move(y));
         return;
@@ -193,6 +197,21 @@ class Conv2d final : public Instruction {
         return;
       }
     }
+  }
+
+  // The plan's padding can make P x Q far larger than the image: the forward output (N, K*P*Q)
+  // is checked against overflow, the column limit and host memory before the kernel takes it.
+  void check_output_size(const cpu::ConvShape& sh) const {
+    const double kpq = static_cast<double>(sh.k) * static_cast<double>(sh.p) *
+                       static_cast<double>(sh.q);
+    std::ostringstream shape;
+    shape << "an output of " << sh.n << "x"
+          << (kpq < 9.2e18 ? std::to_string(static_cast<int64_t>(kpq)) : std::to_string(kpq))
+          << " cells (N x K*P*Q with P=" << sh.p
+          << ", Q=" << sh.q << ")";
+    kernels::check_host_bytes(opcode(), shape.str(), 8.0 * static_cast<double>(sh.n) * kpq);
+    DMLRT_REQUIRE(kpq <= static_cast<double>(INT32_MAX), ShapeError,
+                  opcode() << ": " << shape.str() << " exceeds the supported 2^31-1 columns");
   }
 
   // Device bytes of the inputs (from their metadata) and the dense output; -1 when unknown.
@@ -276,6 +295,9 @@ class Conv2d final : public Instruction {
     DMLRT_REQUIRE(
         sh.n >= 0 && sh.c >= 0 && sh.h >= 0 && sh.w >= 0 && sh.k >= 0 && sh.r >= 0 && sh.s >= 0,
         ShapeError, opcode() << ": negative shape parameter (" << params << ")");
+    // SystemDS reads these as Java ints; beyond that, h + 2*pad below could overflow.
+    DMLRT_REQUIRE(std::all_of(v, v + 12, [](int64_t x) { return x <= INT32_MAX; }), ShapeError,
+                  opcode() << ": shape parameters must be below 2^31 (" << params << ")");
     // Checked before dividing: Java-style truncation would turn a negative numerator into P=1.
     DMLRT_REQUIRE(sh.h + 2 * sh.pad_h >= sh.r && sh.w + 2 * sh.pad_w >= sh.s, ShapeError,
                   opcode() << ": filter " << sh.r << "x" << sh.s << " is larger than the padded "

@@ -4,8 +4,10 @@
 // Note [GPU pooling kernels]). Layouts: reference/systemds-format.md §3 (CP) and systemds-gpu.md
 // §2.6 (GPU: no k; pooling backward may carry the forward output, ignored on both backends).
 #include <algorithm>
+#include <cstdint>
 #include <initializer_list>
 #include <memory>
+#include <sstream>
 #include <string>
 
 #include "gpu_context/error.h"
@@ -13,6 +15,7 @@
 #include "instructions/dnn_gpu_common.h"
 #include "instructions/gpu_placement.h"
 #include "kernels/cpu/dnn_pool.h"
+#include "kernels/host_memory.h"
 
 #ifdef DMLRT_WITH_CUDA
 #include "kernels/cuda/dnn_pool.h"
@@ -76,6 +79,18 @@ class PoolInstruction final : public Instruction {
     check_x(x->rows(), x->cols(), sh);
     const bool relu = opcode().rfind("relu_", 0) == 0;
     if (!backward_) {
+      // The plan's padding can make P x Q far larger than the image: the (N, C*P*Q) output is
+      // checked before the kernel takes it.
+      const double cpq = static_cast<double>(sh.c) * static_cast<double>(sh.p()) *
+                         static_cast<double>(sh.q());
+      std::ostringstream shape;
+      shape << "an output of " << sh.n << "x"
+          << (cpq < 9.2e18 ? std::to_string(static_cast<int64_t>(cpq)) : std::to_string(cpq))
+          << " cells (N x C*P*Q with P=" << sh.p()
+            << ", Q=" << sh.q() << ")";
+      kernels::check_host_bytes(opcode(), shape.str(), 8.0 * static_cast<double>(sh.n) * cpq);
+      DMLRT_REQUIRE(cpq <= static_cast<double>(INT32_MAX), ShapeError,
+                    opcode() << ": " << shape.str() << " exceeds the supported 2^31-1 columns");
       ec.set_matrix(out_.name,
                     opcode() == "avgpooling" ? cpu::avg_pool(*x, sh) : cpu::max_pool(*x, sh, relu));
       return;
@@ -106,6 +121,9 @@ class PoolInstruction final : public Instruction {
     DMLRT_REQUIRE(sh.stride_h > 0 && sh.stride_w > 0 && sh.pad_h >= 0 && sh.pad_w >= 0 &&
                       sh.r > 0 && sh.s > 0 && sh.n >= 0 && sh.c >= 0 && sh.h >= 0 && sh.w >= 0,
                   ShapeError, opcode() << ": invalid pooling parameters " << params(sh));
+    // SystemDS reads these as Java ints; beyond that, h + 2*pad could overflow.
+    DMLRT_REQUIRE(std::all_of(v, v + 12, [](int64_t x) { return x <= INT32_MAX; }), ShapeError,
+                  opcode() << ": pooling parameters must be below 2^31 " << params(sh));
     DMLRT_REQUIRE(sh.p() > 0 && sh.q() > 0, ShapeError,
                   opcode() << ": pool " << sh.r << "x" << sh.s << " does not fit image " << sh.h
                            << "x" << sh.w << " " << params(sh) << " (P=" << sh.p()

@@ -1,7 +1,11 @@
 // Operand splitting by SystemDS's CPOperand.split rules.
 #include "instructions/operand.h"
 
+#include <sstream>
+
 #include "gpu_context/error.h"
+#include "instructions/execution_context.h"
+#include "kernels/host_memory.h"
 
 namespace dmlrt::inst {
 
@@ -62,6 +66,48 @@ Operand Operand::parse(const std::string& field) {
 std::string Operand::to_string() const {
   return name + kTypeDelim + name_of(data_type) + kTypeDelim + name_of(value_type) + kTypeDelim +
          (literal ? "true" : "false");
+}
+
+std::string out_of_memory_context(const std::vector<std::string>& fields,
+                                  const ExecutionContext& ec) noexcept {
+  try {
+    std::ostringstream os;
+    bool any = false;
+    for (const std::string& f : fields) {
+      if (f.find(kTypeDelim) == std::string::npos) continue;
+      Operand op;
+      try {
+        op = Operand::parse(f);
+      } catch (const std::exception&) {
+        continue;
+      }
+      if (op.literal) continue;
+      const Value* v = ec.find(op.name);
+      if (v == nullptr) continue;
+      const auto* mo = std::get_if<std::shared_ptr<MatrixObject>>(v);
+      if (mo == nullptr || !*mo) continue;
+      const MatrixMeta& m = (*mo)->meta();
+      os << (any ? ", " : "operands ") << op.name;
+      any = true;
+      if (m.rows < 0 || m.cols < 0) {
+        os << " (shape not known yet)";
+        continue;
+      }
+      os << " = " << m.rows << "x" << m.cols << " ("
+         << kernels::bytes_string(8.0 * static_cast<double>(m.rows) * static_cast<double>(m.cols))
+         << " dense)";
+    }
+    const kernels::HostMemory mem = kernels::host_memory();
+    os << (any ? "; " : "") << "host memory available: ";
+    if (mem.available_bytes < 0)
+      os << "unknown";
+    else
+      os << kernels::bytes_string(static_cast<double>(mem.available_bytes)) << " ("
+         << mem.limited_by << ")";
+    return os.str();
+  } catch (...) {
+    return "operand shapes unavailable";
+  }
 }
 
 }  // namespace dmlrt::inst

@@ -34,6 +34,15 @@ inline constexpr const char* kPlaceholder = "\xC2\xB6";       // ¶ U+00B6
 // flag field from an operand.
 bool is_integer_text(const std::string& s);
 
+class ExecutionContext;
+
+// For out-of-memory messages: the matrix operands among an instruction's `fields` that are bound
+// in `ec`, with their shapes and dense sizes, and the host memory available now:
+//   "operands X = 46341x46341 (17179958088 bytes (16.0 GiB) dense), ...; host memory available:
+//    ... (MemAvailable)". Never throws (a failure inside gives a shorter text).
+std::string out_of_memory_context(const std::vector<std::string>& fields,
+                                  const ExecutionContext& ec) noexcept;
+
 // Splits `s` on `delim`, keeping empty tokens (Java's split(delim, -1)).
 std::vector<std::string> split_keep_empty(const std::string& s, const std::string& delim);
 

@@ -24,9 +24,16 @@ namespace {
 int64_t long_value(const ScalarValue& v) {
   if (v.type() != ValueType::kFP64 && v.type() != ValueType::kFP32) return v.to_int();
   const double d = v.to_double();
-  DMLRT_REQUIRE(std::isfinite(d), RuntimeError, "invalid dimension value " << d);
+  // Beyond int64 the conversion would be undefined; no matrix has 2^63 rows anyway.
+  DMLRT_REQUIRE(std::isfinite(d) && std::fabs(d) < 9.2e18, RuntimeError,
+                "invalid dimension value " << format_double_java(d));
   const double s = d > 0 ? 1.0 : (d < 0 ? -1.0 : 0.0);
   return static_cast<int64_t>(s * std::floor(std::fabs(d) + std::ldexp(1.0, -53)));
+}
+
+// rows x cols == cells without int64 wrap-around (2^32 x 2^32 is not 0 cells).
+bool same_cells(int64_t rows, int64_t cols, int64_t cells) {
+  return static_cast<__int128>(rows) * cols == cells;
 }
 
 // Base of the four reorg instructions: one matrix input, one matrix output.
@@ -262,10 +269,10 @@ class Reshape final : public ReorgInstruction {
     const int64_t rows = long_value(ec.scalar(rows_));
     const int64_t cols = long_value(ec.scalar(cols_));
     const bool byrow = ec.scalar(byrow_).to_bool();
-    DMLRT_REQUIRE(rows >= 0 && cols >= 0 && rows * cols == in->size(), ShapeError,
+    DMLRT_REQUIRE(rows >= 0 && cols >= 0 && same_cells(rows, cols, in->size()), ShapeError,
                   "rshape: cannot reshape a " << shape_of(*in) << " matrix (" << in->size()
                                               << " cells) into " << rows << "x" << cols << " ("
-                                              << rows * cols << " cells)");
+                                              << static_cast<double>(rows) * cols << " cells)");
     ec.set_matrix(out_.name, kernels::cpu::reshape(*in, rows, cols, byrow));
   }
 
@@ -278,10 +285,11 @@ class Reshape final : public ReorgInstruction {
     const int64_t rows = long_value(ec.scalar(rows_));
     const int64_t cols = long_value(ec.scalar(cols_));
     const bool byrow = ec.scalar(byrow_).to_bool();
-    DMLRT_REQUIRE(rows >= 0 && cols >= 0 && rows * cols == x->size(), ShapeError,
+    DMLRT_REQUIRE(rows >= 0 && cols >= 0 && same_cells(rows, cols, x->size()), ShapeError,
                   "rshape: cannot reshape a " << kernels::dims_string(x->rows(), x->cols())
                                               << " matrix (" << x->size() << " cells) into " << rows
-                                              << "x" << cols << " (" << rows * cols << " cells)");
+                                              << "x" << cols << " ("
+                                              << static_cast<double>(rows) * cols << " cells)");
     if (x->is_empty_sparse()) {  // stays an empty CSR, no device memory
       set_gpu_output(
           ec, gpu, out_.name,

@@ -3,6 +3,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
@@ -80,9 +81,19 @@ ScalarValue ScalarValue::from_literal(const std::string& text, ValueType vt) {
       errno = 0;
       const long long v = std::strtoll(text.c_str(), &end, 10);
       if (!text.empty() && *end == '\0' && errno == 0) return int64(v);
+      // An integer beyond int64 is an error, not a silent 2^63-1 (SystemDS's parser rejects it
+      // too: Long.parseLong throws).
+      DMLRT_REQUIRE(!(!text.empty() && *end == '\0' && errno == ERANGE), ParseError,
+                    "integer literal '" << text << "' is out of the INT64 range [" << INT64_MIN
+                                        << ", " << INT64_MAX << "]");
       // SystemDS sometimes prints integral doubles for INT64 literals ("3.0").
       double d = 0;
-      if (parse_double_text(text, &d) && std::floor(d) == d) return int64(java_long_cast(d));
+      if (parse_double_text(text, &d) && std::floor(d) == d) {
+        DMLRT_REQUIRE(d >= -9.2233720368547758e18 && d < 9.2233720368547758e18, ParseError,
+                      "integer literal '" << text << "' is out of the INT64 range [" << INT64_MIN
+                                          << ", " << INT64_MAX << "]");
+        return int64(java_long_cast(d));
+      }
       DMLRT_FAIL(ParseError, "'" << text << "' is not an INT64 literal");
     }
     case ValueType::kFP64:

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "gpu_context/error.h"
+#include "kernels/host_memory.h"
 
 namespace dmlrt::kernels {
 namespace {
@@ -23,6 +24,8 @@ void check_dims(int64_t rows, int64_t cols) {
 }  // namespace
 
 MatrixBlock MatrixBlock::dense(int64_t rows, int64_t cols, double value) {
+  // Sizes come from plans: checked against overflow and free memory before anything is taken.
+  check_host_alloc("dense allocation", rows, cols, sizeof(double));
   check_dims(rows, cols);
   MatrixBlock b;
   b.rows_ = rows;
@@ -64,6 +67,7 @@ MatrixBlock MatrixBlock::csr(int64_t rows, int64_t cols, std::vector<int64_t> ro
 
 MatrixBlock MatrixBlock::empty_sparse(int64_t rows, int64_t cols) {
   check_dims(rows, cols);
+  check_host_alloc("sparse row index", rows + 1, 1, sizeof(int64_t));
   MatrixBlock b;
   b.rows_ = rows;
   b.cols_ = cols;

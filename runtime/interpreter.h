@@ -2,6 +2,8 @@
 // instructions call back into (file I/O through runtime/io, function calls, program output).
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <iosfwd>
 #include <string>
 
@@ -16,8 +18,10 @@ class Interpreter final : public inst::Services {
   // `out` receives print output; `stats` (may be null) receives per-instruction timings.
   Interpreter(const Program& program, std::ostream& out, Statistics* stats = nullptr);
 
-  // Runs the main program in `ec` (its symbol table may hold pre-bound inputs).
-  // Errors are rethrown with the plan file, line and instruction in front of the message.
+  // Runs the main program in `ec` (its symbol table may hold pre-bound inputs) on a thread of its
+  // own with a stack of stack_bytes(), and waits for it; the CLI and the API both run programs
+  // here. Errors are rethrown with the plan file, line and instruction in front of the message.
+  // See Note [Interpreter stack].
   void run(inst::ExecutionContext& ec);
 
   // inst::Services
@@ -34,11 +38,24 @@ class Interpreter final : public inst::Services {
   // counted in -stats.
   void run_parts(const InstructionList& parts, inst::ExecutionContext& ec) override;
 
-  // Nested function calls deeper than this fail with "recursion depth exceeded" instead of
-  // overflowing the native stack.
+  // The documented depth limits of a run (Note [Interpreter stack]). A program within both runs;
+  // one beyond either fails with "recursion depth exceeded" naming the plan line and the function,
+  // never with a signal.
+  // Nested function calls (the main program's calls are depth 1).
   static constexpr int kMaxCallDepth = 1000;
+  // Nested blocks (GENERIC, IF, WHILE, FOR, PARFOR) and function calls together, counted from the
+  // main program (a recursion kMaxCallDepth calls deep with its call in 30 nested IFs is 32,001).
+  static constexpr int kMaxNestingDepth = 40 * kMaxCallDepth;
+
+  // The stack run() interprets on: sized for the limits above, with room for the instructions of
+  // the deepest level (Note [Interpreter stack]).
+  static size_t stack_bytes();
+  // The deepest point the last run() reached below its first frame, in bytes, as seen at block
+  // entries (0 before any run). Tests compare it with the budget of the note.
+  size_t peak_stack_bytes() const { return peak_stack_bytes_; }
 
  private:
+  void run_main(inst::ExecutionContext& ec);
   void run_blocks(const std::vector<BlockPtr>& blocks, inst::ExecutionContext& ec);
   void run_block(const Block& b, inst::ExecutionContext& ec);
   void run_for(const Block& b, inst::ExecutionContext& ec);
@@ -48,12 +65,22 @@ class Interpreter final : public inst::Services {
   inst::ScalarValue eval_predicate(const InstructionList& list, inst::ExecutionContext& ec,
                                    const Block& b, const char* what);
   std::string block_where(const Block& b) const;
+  // Entering block `b`: counts the level, tracks the stack and fails beyond the limits.
+  void check_depth(const Block& b);
+  // "in function f, 12 calls deep" or "in the main program".
+  std::string depth_context() const;
 
   const Program& program_;
   std::ostream* out_;
   Statistics* stats_;
   inst::RunOptions options_;
   int call_depth_ = 0;
+  int nesting_depth_ = 0;                  // blocks and calls entered and not yet left
+  const std::string* function_ = nullptr;  // the function running now; null in the main program
+  // The interpreter thread's stack during run(): its first frame, the lowest address block entries
+  // may reach before failing, and the lowest address seen (0 outside run()).
+  uintptr_t stack_top_ = 0, stack_floor_ = 0, stack_lowest_ = 0;
+  size_t peak_stack_bytes_ = 0;
   // Set by run_parts: the instruction that called it is not recorded in -stats (its parts were).
   bool parts_ran_ = false;
 };

@@ -12,6 +12,8 @@
 
 #include "gpu_context/error.h"
 #include "instructions/opcode_table.h"
+#include "instructions/operand.h"
+#include "instructions/scalar_value.h"
 #include "runtime/plan_rewrites.h"
 
 namespace dmlrt::runtime {
@@ -205,9 +207,58 @@ std::string lower(std::string s) {
   return s;
 }
 
+// Note [Unbound plan arguments]
+// substitute_args replaces $name and $N tokens anywhere in the plan text and leaves a token
+// without a value as written. A token left over is an error (ParseError naming the line) where an
+// argument was plainly meant: a field whose whole name is the token, i.e. an operand
+// `$X·SCALAR·STRING·true`, createvar's file-name field `$X`, or the value of a key=value field
+// (`target=$X·...`). Comment lines are never looked at, and a `$` inside a longer string literal
+// (`cost: $5 each·SCALAR·STRING·true`) is text: SystemDS's $-parameters are identifiers of the DML
+// grammar and are never looked for inside string literals, so a compiled plan can carry such
+// text. A value given with -args/-nvargs that itself reads "$x" is flagged too (it cannot be told
+// from a left-over token after substitution).
+bool is_arg_token(const std::string& s) {
+  if (s.size() < 2 || s[0] != '$') return false;
+  const auto is_digit = [](char c) { return c >= '0' && c <= '9'; };
+  if (is_digit(s[1]))
+    return std::all_of(s.begin() + 1, s.end(), is_digit);
+  if (!std::isalpha(static_cast<unsigned char>(s[1])) && s[1] != '_') return false;
+  return std::all_of(s.begin() + 1, s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
+}
+
+// A decimal number as a plan writes literals: [+-]digits[.digits][E[+-]digits].
+bool is_number_text(const std::string& s) {
+  size_t i = (!s.empty() && (s[0] == '-' || s[0] == '+')) ? 1 : 0;
+  const size_t digits_start = i;
+  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
+  if (i == digits_start) return false;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
+  }
+  if (i < s.size() && (s[i] == 'E' || s[i] == 'e')) {
+    ++i;
+    if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+    const size_t exp_start = i;
+    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
+    if (i == exp_start) return false;
+  }
+  return i == s.size();
+}
+
+// The name part of a field: up to the first type delimiter.
+std::string field_name(const std::string& field) {
+  return field.substr(0, field.find(kTypeDelim));
+}
+
 class Parser {
  public:
-  Parser(const std::string& text, std::string file) : file_(std::move(file)) { split_lines(text); }
+  Parser(const std::string& text, std::string file, const PlanArgs& args = {})
+      : file_(std::move(file)), args_(args) {
+    split_lines(text);
+  }
 
   Program parse() {
     Program prog;
@@ -491,6 +542,7 @@ class Parser {
     for (const std::string& r : raws) {
       try {
         inst::InstructionText t = inst::InstructionText::parse(r, loc);
+        check_plan_values(l, t);
         // A fused line as -explain prints a rewritten plan (plan_rewrites.h).
         inst::InstructionPtr fused = make_fused_instruction(t);
         out.push_back(fused ? std::move(fused) : inst::make_instruction(std::move(t)));
@@ -500,6 +552,51 @@ class Parser {
         rethrow_with_context(e, prefix + " ");
       }
     }
+  }
+
+  // Plan-text values that no instruction constructor looks at before run time: left-over
+  // $-arguments (Note [Unbound plan arguments]) and integer literals beyond INT64, which would
+  // otherwise print as "$7" or become 2^63-1 silently.
+  void check_plan_values(const Line& l, const inst::InstructionText& t) const {
+    for (const std::string& f : t.fields) {
+      const std::string name = field_name(f);
+      const size_t eq = name.find('=');
+      const std::string value = eq == std::string::npos ? name : name.substr(eq + 1);
+      if (args_.unbound_are_errors && is_arg_token(value)) unbound_argument(l, value);
+      if (f.find(kTypeDelim) == std::string::npos) continue;
+      inst::Operand op;
+      try {
+        op = inst::Operand::parse(f);
+      } catch (const Error&) {
+        continue;  // the instruction's constructor reports malformed operands
+      }
+      if (!op.literal || !op.is_scalar() ||
+          (op.value_type != inst::ValueType::kINT64 && op.value_type != inst::ValueType::kINT32))
+        continue;
+      // Only number-looking text is checked here: `¶n¶` placeholders are patched at run time and
+      // a function call's `x=1` names its parameter; the instructions judge other forms.
+      const std::string text = is_number_text(op.name) ? op.name : value;
+      if (!is_number_text(text)) continue;
+      try {
+        (void)inst::ScalarValue::from_literal(text, op.value_type);
+      } catch (const ParseError& e) {
+        fail(l, e.what());
+      }
+    }
+  }
+
+  [[noreturn]] void unbound_argument(const Line& l, const std::string& token) const {
+    std::ostringstream os;
+    os << "plan argument " << token << " has no value: ";
+    if (std::isdigit(static_cast<unsigned char>(token[1]))) {
+      if (args_.positional.empty())
+        os << "no -args values were given";
+      else
+        os << "-args gives " << args_.positional.size() << " value(s), $1 to $"
+           << args_.positional.size();
+    } else
+      os << "pass it with -nvargs " << token.substr(1) << "=<value>";
+    fail(l, os.str());
   }
 
   // Every function call must name a known function with matching arguments; checked once here
@@ -554,6 +651,7 @@ class Parser {
   }
 
   std::string file_;
+  PlanArgs args_;  // for messages about unbound $-arguments
   std::vector<Line> lines_;
   size_t pos_ = 0;
   int last_line_ = 0;
@@ -643,7 +741,7 @@ std::string explain_to_raw(const std::string& line) {
 }
 
 Program parse_plan(const std::string& text, const std::string& file, const PlanArgs& args) {
-  Parser p(substitute_args(text, args), file);
+  Parser p(substitute_args(text, args), file, args);
   return p.parse();
 }
 

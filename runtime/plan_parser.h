@@ -13,10 +13,14 @@ namespace dmlrt::runtime {
 struct PlanArgs {
   std::map<std::string, std::string> named;  // -nvargs name=value  -> $name
   std::vector<std::string> positional;       // -args v1 v2        -> $1 $2
+  // A $name / $N token left in an operand is a ParseError (Note [Unbound plan arguments] in
+  // plan_parser.cpp). Plans captured from SystemDS have their arguments bound already, so a
+  // caller parsing one may turn this off to keep a string literal that is exactly "$x" as text.
+  bool unbound_are_errors = true;
 };
 
-// Replaces $name and $N tokens from `args`. A token without a value is left as is (the parser
-// reports it if it ends up in an instruction).
+// Replaces $name and $N tokens from `args`. A token without a value is left as is; the parser
+// reports it where an argument was meant (Note [Unbound plan arguments]).
 std::string substitute_args(const std::string& text, const PlanArgs& args);
 
 // Parses plan text. `file` names the source in error messages. Throws ParseError naming

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gpu_context/error.h"
+#include "kernels/host_memory.h"
 
 namespace dmlrt::kernels::cpu {
 namespace {
@@ -393,6 +394,11 @@ MatrixBlock binary_matrix_matrix(BinaryOp op, const MatrixBlock& a, const Matrix
   const int64_t rows = a.rows();
   const int64_t cols = bc == Broadcast::kOuter ? b.cols() : a.cols();
   if (rows == 0 || cols == 0) return MatrixBlock::dense(rows, cols);
+  // An outer op's result is the product of two vector lengths: checked before it is taken.
+  if (bc == Broadcast::kOuter)
+    check_host_alloc("outer op of a " + dims_string(a.rows(), a.cols()) + " and a " +
+                         dims_string(b.rows(), b.cols()) + " vector",
+                     rows, cols, sizeof(double));
 
   MatrixBlock out;
   // See Note [Sparse output format]: pick the cheapest exact iteration space.

@@ -3,11 +3,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <utility>
 #include <vector>
 
 #include "gpu_context/error.h"
+#include "kernels/host_memory.h"
 #include "kernels/cpu/parameterized.h"
 
 namespace dmlrt::kernels::cpu {
@@ -19,6 +21,13 @@ double cell(const CtableArg& x, int64_t r, int64_t c) {
 
 // Builds a CSR block from (row, col) -> value, dropping zeros.
 MatrixBlock from_map(int64_t rows, int64_t cols, const std::map<std::pair<int64_t, int64_t>, double>& cells) {
+  // rows and cols come from the data or the plan's dims: the row index is checked before it is
+  // taken, and the result cannot have more columns than CSR indexes.
+  check_host_alloc("ctable output " + dims_string(rows, cols) + " (row index)", rows + 1, 1,
+                   sizeof(int64_t));
+  DMLRT_REQUIRE(cols <= INT32_MAX, ShapeError,
+                "ctable: a " << dims_string(rows, cols)
+                             << " result exceeds the supported 2^31-1 columns");
   std::vector<int64_t> row_ptr(static_cast<size_t>(rows + 1), 0);
   std::vector<int32_t> col_idx;
   std::vector<double> values;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gpu_context/error.h"
+#include "kernels/host_memory.h"
 
 namespace dmlrt::kernels::cpu {
 namespace {
@@ -22,6 +23,8 @@ MatrixBlock dense_dense(const MatrixBlock& a, const MatrixBlock& b, bool ta, boo
   const double* A = a.dense_data();
   const double* B = b.dense_data();
   double* C = c.dense_data();  // (m, n) row-major
+  // See Note [OpenBLAS under a memory limit]: gemv and gemm may map work buffers.
+  if (!(m == 1 && n == 1)) check_blas_headroom("matrix multiply (OpenBLAS)");
   if (m == 1 && n == 1) {
     // Both operands are contiguous k-vectors whatever the transpose flags.
     C[0] = cblas_ddot(as_blas(k), A, 1, B, 1);
@@ -219,6 +222,7 @@ MatrixBlock tsmm(const MatrixBlock& x, bool left) {
   MatrixBlock c = MatrixBlock::dense(n, n);
   if (n == 0 || kdim == 0) return c;
   double* C = c.dense_data();  // (n, n) row-major, symmetric
+  check_blas_headroom("tsmm (OpenBLAS dsyrk)");  // See Note [OpenBLAS under a memory limit]
   cblas_dsyrk(CblasRowMajor, CblasUpper, left ? CblasTrans : CblasNoTrans, as_blas(n),
               as_blas(kdim), 1.0, x.dense_data(), as_blas(x.cols()), 0.0, C, as_blas(n));
   for (int64_t i = 0; i < n; ++i)
@@ -236,6 +240,7 @@ MatrixBlock mmchain(const MatrixBlock& x, const MatrixBlock& v_in, const MatrixB
   std::vector<double> q(static_cast<size_t>(m), 0.0);  // (m) = x %*% v
   double* out = r.dense_data();                        // (n)
   if (!x.is_sparse()) {
+    check_blas_headroom("mmchain (OpenBLAS dgemv)");  // See Note [OpenBLAS under a memory limit]
     cblas_dgemv(CblasRowMajor, CblasNoTrans, as_blas(m), as_blas(n), 1.0, x.dense_data(),
                 as_blas(n), v.data(), 1, 0.0, q.data(), 1);
   } else {

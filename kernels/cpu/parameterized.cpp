@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gpu_context/error.h"
+#include "kernels/host_memory.h"
 #include "kernels/cpu/java_math.h"
 
 namespace dmlrt::kernels::cpu {
@@ -92,6 +93,14 @@ MatrixBlock rexpand(const MatrixBlock& in, double max, bool rows_dir, bool cast,
     if (c > static_cast<double>(lmax)) continue;  // outside the output: dropped, as SystemDS
     target[static_cast<size_t>(i)] = static_cast<int64_t>(c) - 1;
   }
+  // max comes from the plan: the (lmax, m) form holds a list head and a row offset per row.
+  if (rows_dir)
+    check_host_alloc("rexpand (max=" + std::to_string(lmax) + ")", lmax + 1, 1,
+                     sizeof(std::vector<int32_t>) + sizeof(int64_t));
+  else
+    DMLRT_REQUIRE(lmax <= INT32_MAX, ShapeError,
+                  "rexpand: a " << dims_string(m, lmax)
+                                << " result exceeds the supported 2^31-1 columns");
   MatrixBlock out;
   if (!rows_dir) {  // (m, lmax): one cell per row
     std::vector<int64_t> row_ptr(static_cast<size_t>(m + 1), 0);
@@ -150,7 +159,11 @@ MatrixBlock grouped_aggregate(const MatrixBlock& target, const MatrixBlock& grou
   int64_t max_g = 0;
   for (int64_t i = 0; i < m; ++i) {
     const double g = groups.get(i, 0);
-    const int64_t ig = std::isnan(g) ? 0 : static_cast<int64_t>(g);  // Java's (int) cast
+    // Java's (int) cast, which saturates.
+    const int64_t ig = std::isnan(g)                 ? 0
+                       : g >= 2147483647.0           ? int64_t{2147483647}
+                       : g <= -2147483648.0          ? int64_t{-2147483648LL}
+                                                     : static_cast<int64_t>(g);
     DMLRT_REQUIRE(ig >= 1, RuntimeError,
                   "groupedagg: invalid value (" << g << ") encountered in 'groups' at row "
                                                 << (i + 1) << " (group ids start at 1)");
@@ -158,6 +171,12 @@ MatrixBlock grouped_aggregate(const MatrixBlock& target, const MatrixBlock& grou
     max_g = std::max(max_g, ig);
   }
   const int64_t k = ngroups < 0 ? max_g : ngroups;
+  // k comes from the data or the plan (ngroups): its (k, n) sums, weights and result are checked
+  // first. Per cell: Kahan sum (16) + weight sum (8) + result (8), plus mean (8) and central sums
+  // (16) for variance and central moments.
+  const bool two_pass = fn == GroupAggFn::kVariance || fn == GroupAggFn::kCentralMoment;
+  check_host_alloc("groupedagg with " + std::to_string(k) + " groups", k, n,
+                   two_pass ? 56 : 32);
   const std::vector<double> x = dense_copy(target);  // (m, n) row-major
   const std::vector<double> w = weights ? dense_copy(*weights) : std::vector<double>();
   auto wt = [&](size_t idx) { return weights ? w[idx] : 1.0; };

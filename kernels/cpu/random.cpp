@@ -3,9 +3,12 @@
 #include "kernels/cpu/random.h"
 
 #include <cmath>
+#include <cstdint>
+#include <sstream>
 #include <vector>
 
 #include "gpu_context/error.h"
+#include "kernels/host_memory.h"
 #include "kernels/philox.h"
 
 namespace dmlrt::kernels::cpu {
@@ -36,6 +39,25 @@ MatrixBlock rand_matrix(const RandSpec& spec) {
   // A constant uniform matrix (min = max) needs no draws for its values, only for its pattern.
   const bool constant = spec.pdf == RandPdf::kUniform && spec.min == spec.max;
   if (constant && spec.min == 0.0) return MatrixBlock::empty_sparse(rows, cols);
+
+  // The size is checked before anything is drawn or allocated: a dense target in 128-bit
+  // arithmetic, a sparse one from its expected nonzeros (doubles: rows*cols may not fit int64).
+  const double expected = spec.sparsity * static_cast<double>(rows) * static_cast<double>(cols);
+  const bool sparse_target =
+      spec.sparsity < 1.0 &&
+      MatrixBlock::prefers_sparse(rows, cols, expected >= 9.2e18 ? INT64_MAX
+                                                                 : static_cast<int64_t>(expected));
+  if (sparse_target) {
+    std::ostringstream shape;
+    shape << "a " << dims_string(rows, cols) << " sparse matrix with about "
+          << std::floor(expected) << " nonzeros";
+    check_host_bytes("rand", shape.str(), 12.0 * expected * 1.05 + 8.0 * (rows + 1.0));
+  } else {
+    check_host_alloc("rand", rows, cols, sizeof(double));
+  }
+  DMLRT_REQUIRE(cols <= INT32_MAX, ShapeError,
+                "rand: matrix with " << cols << " columns exceeds the supported 2^31-1 columns");
+
   if (constant && spec.sparsity == 1.0) {
     MatrixBlock b = MatrixBlock::dense(rows, cols, spec.min);
     b.examine_format();
@@ -44,13 +66,10 @@ MatrixBlock rand_matrix(const RandSpec& spec) {
 
   // Sparse targets are built as CSR directly so a large ultra-sparse rand never allocates the
   // dense size; examine_format() settles the final format either way.
-  if (MatrixBlock::prefers_sparse(rows, cols,
-                                  static_cast<int64_t>(spec.sparsity * static_cast<double>(rows) *
-                                                       static_cast<double>(cols)))) {
+  if (sparse_target) {
     std::vector<int64_t> row_ptr(static_cast<size_t>(rows + 1), 0);
     std::vector<int32_t> col_idx;
     std::vector<double> values;
-    const double expected = spec.sparsity * static_cast<double>(rows) * static_cast<double>(cols);
     col_idx.reserve(static_cast<size_t>(expected * 1.05) + 16);
     values.reserve(static_cast<size_t>(expected * 1.05) + 16);
     for (int64_t r = 0; r < rows; ++r) {

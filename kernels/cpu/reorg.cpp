@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "gpu_context/error.h"
+#include "kernels/host_memory.h"
 
 namespace dmlrt::kernels::cpu {
 namespace {
@@ -86,10 +87,10 @@ MatrixBlock transpose(const MatrixBlock& in) {
 
 MatrixBlock reshape(const MatrixBlock& in, int64_t rows, int64_t cols, bool byrow) {
   const int64_t m = in.rows(), n = in.cols();
-  DMLRT_REQUIRE(rows >= 0 && cols >= 0 && rows * cols == m * n, ShapeError,
+  DMLRT_REQUIRE(rows >= 0 && cols >= 0 && static_cast<__int128>(rows) * cols == m * n, ShapeError,
                 "reshape: cannot reshape a " << dims_string(m, n) << " matrix (" << m * n
                                              << " cells) into " << dims_string(rows, cols) << " ("
-                                             << rows * cols << " cells)");
+                                             << static_cast<double>(rows) * cols << " cells)");
   if (!in.is_sparse()) {
     MatrixBlock out = MatrixBlock::dense(rows, cols, 0.0);  // (rows, cols) row-major
     const double* a = in.dense_data();
@@ -107,6 +108,10 @@ MatrixBlock reshape(const MatrixBlock& in, int64_t rows, int64_t cols, bool byro
     out.examine_format();
     return out;
   }
+  // A CSR result has a row offset per row: reshaping a long sparse row into a column can ask
+  // for far more than the input holds.
+  check_host_alloc("reshape into " + dims_string(rows, cols) + " sparse", rows + 1, 1,
+                   sizeof(int64_t));
   const auto& rp = in.row_ptr();
   const auto& ci = in.col_idx();
   const auto& v = in.csr_values();

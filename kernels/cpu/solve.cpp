@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "gpu_context/error.h"
+#include "kernels/host_memory.h"
 
 extern "C" void dgesv_(const int* n, const int* nrhs, double* a, const int* lda, int* ipiv,
                        double* b, const int* ldb, int* info);
@@ -45,6 +46,7 @@ MatrixBlock solve(const MatrixBlock& a, const MatrixBlock& b) {
   const int ni = static_cast<int>(n), ki = static_cast<int>(k);
   std::vector<int> ipiv(static_cast<size_t>(n));
   int info = 0;
+  check_blas_headroom("solve (LAPACK dgesv)");  // See Note [OpenBLAS under a memory limit]
   dgesv_(&ni, &ki, acm.data(), &ni, ipiv.data(), bcm.data(), &ni, &info);
   DMLRT_REQUIRE(info <= 0, RuntimeError,
                 "solve: matrix is singular: U(" << info << "," << info

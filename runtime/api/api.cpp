@@ -1,14 +1,18 @@
 // The embedded API (include/dmlrt/api.h): Connection, PreparedScript and ResultVariables over the
 // plan parser and interpreter. Internal errors already derive from dmlrt::Error (see Note [One
-// Error type]); anything else that escapes the runtime is wrapped into one with its message.
+// Error type]); anything else that escapes the runtime is wrapped into one with its message. The
+// thread-safety contract of api.h is kept here: see Note [API threads].
 #include "dmlrt/api.h"
 
 #include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <iostream>
+#include <limits>
+#include <mutex>
 #include <set>
 #include <sstream>
+#include <streambuf>
 #include <variant>
 
 #include "gpu_context/device.h"
@@ -85,6 +89,67 @@ runtime::PlanArgs to_plan_args(const std::map<std::string, std::string>& args) {
   return out;
 }
 
+// Note [API threads]
+// The contract of api.h, and what keeps it:
+//  - Connection::Impl is immutable once built, so copies share it across threads freely.
+//  - PreparedScript::Impl has two mutexes. run_mu serialises execute() on one object (the GPU
+//    session it keeps is one stream and one memory manager). state_mu guards what set_* and
+//    statistics() touch (bindings, last_statistics) and is held only briefly: execute() copies
+//    the bindings under it when it starts (shared, immutable matrix data: a cheap copy), so a
+//    binding call never waits for a run, and a run never sees a half-made binding.
+//  - Each run has its own Interpreter, ExecutionContext and Statistics; the process-wide state
+//    they reach is read-only (opcode and keyword tables), atomic (the fresh-seed counter of
+//    rand, the log level) or locked (the logger). The interpreter thread of each run is its own
+//    (Note [Interpreter stack]).
+//  - print output of every run goes through a LinePrinter that hands whole lines to the
+//    destination under one process-wide mutex: scripts of one Connection share Options::output,
+//    often an ostringstream, which is not safe to write from two threads.
+//  - A moved-from object has a null impl_; every method reaches the state through impl(name),
+//    which throws "<Class>::<method>: used after move".
+
+std::mutex& print_mutex() {
+  static std::mutex mu;
+  return mu;
+}
+
+// A streambuf that collects one line and writes it to `dest` under print_mutex(); what is left
+// without a newline is written by sync() (the end of a run calls it).
+class LinePrinter final : public std::streambuf {
+ public:
+  explicit LinePrinter(std::ostream& dest) : dest_(dest) {}
+  LinePrinter(const LinePrinter&) = delete;
+  LinePrinter& operator=(const LinePrinter&) = delete;
+
+ protected:
+  int_type overflow(int_type c) override {
+    if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+    line_.push_back(traits_type::to_char_type(c));
+    if (line_.back() == '\n') write_line();
+    return c;
+  }
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    for (std::streamsize k = 0; k < n; ++k) {
+      line_.push_back(s[k]);
+      if (s[k] == '\n') write_line();
+    }
+    return n;
+  }
+  int sync() override {
+    write_line();
+    return 0;
+  }
+
+ private:
+  void write_line() {
+    if (line_.empty()) return;
+    std::lock_guard<std::mutex> lock(print_mutex());
+    dest_.write(line_.data(), static_cast<std::streamsize>(line_.size()));
+    line_.clear();
+  }
+  std::ostream& dest_;
+  std::string line_;
+};
+
 void check_names(const std::vector<std::string>& names, const char* what) {
   std::set<std::string> seen;
   for (const std::string& n : names) {
@@ -107,7 +172,7 @@ struct Connection::Impl {
 Connection::Connection() : Connection(Options{}) {}
 
 Connection::Connection(Options options) {
-  auto impl = std::make_shared<Impl>();
+  auto impl = guarded([] { return std::make_shared<Impl>(); });
   impl->options = std::move(options);
   guarded([&] {
     if (!impl->options.config_file.empty()) {
@@ -131,35 +196,57 @@ Connection::Connection(Options options) {
 }
 
 Connection::~Connection() = default;
-Connection::Connection(const Connection&) = default;
-Connection& Connection::operator=(const Connection&) = default;
+Connection::Connection(const Connection& o) : impl_(o.impl("Connection (copy)")) {}
+Connection& Connection::operator=(const Connection& o) {
+  impl_ = o.impl("Connection::operator= (copy)");
+  return *this;
+}
 Connection::Connection(Connection&&) noexcept = default;
 Connection& Connection::operator=(Connection&&) noexcept = default;
 
-const Options& Connection::options() const { return impl_->options; }
+const std::shared_ptr<const Connection::Impl>& Connection::impl(const char* method) const {
+  if (!impl_) throw Error(std::string(method) + ": Connection used after move");
+  return impl_;
+}
+
+const Options& Connection::options() const { return impl("Connection::options")->options; }
 
 std::string Connection::read_script(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in.good()) throw IoError(path + ": cannot read the script");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return guarded([&] {
+    std::ifstream in(path, std::ios::binary);
+    if (!in.good()) throw IoError(path + ": cannot read the script");
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  });
 }
 
 // ---------------------------------------------------------------- PreparedScript
 
 struct PreparedScript::Impl {
+  // Immutable once prepared.
   std::shared_ptr<const Connection::Impl> conn;
   runtime::Program program;
   double parse_seconds = 0.0;
   std::vector<std::string> inputs, outputs;
   std::set<std::string> input_set, output_set;
+
+  // Guarded by state_mu (Note [API threads]).
+  std::mutex state_mu;
   std::map<std::string, Binding> bindings;
   std::string last_statistics;
+
+  // Guarded by run_mu, held for a whole execute().
+  std::mutex run_mu;
   // Opened by the first execute() that needs it and kept for later runs (creating a context costs
-  // far more than a typical run); shared by copies of the script.
+  // far more than a typical run).
   std::shared_ptr<mem::GpuSession> gpu;
   bool gpu_opened = false;
+
+  void bind(const std::string& name, Binding value) {
+    std::lock_guard<std::mutex> lock(state_mu);
+    bindings[name] = std::move(value);
+  }
 
   void require_input(const std::string& name, const char* what) const {
     if (!input_set.count(name)) {
@@ -191,11 +278,13 @@ PreparedScript Connection::prepare_script(const std::string& plan_text,
                                           const std::vector<std::string>& inputs,
                                           const std::vector<std::string>& outputs,
                                           const std::map<std::string, std::string>& args) const {
-  std::unique_ptr<PreparedScript::Impl> s(make_script_impl(impl_, inputs, outputs));
+  const auto& conn = impl("Connection::prepare_script");
+  std::unique_ptr<PreparedScript::Impl> s(
+      guarded([&] { return make_script_impl(conn, inputs, outputs); }));
   guarded([&] {
     const auto t0 = std::chrono::steady_clock::now();
     s->program = runtime::parse_plan(plan_text, "<script>", to_plan_args(args));
-    runtime::apply_plan_rewrites(s->program, impl_->config);
+    runtime::apply_plan_rewrites(s->program, conn->config);
     s->parse_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   });
   return PreparedScript(std::move(s));
@@ -204,11 +293,13 @@ PreparedScript Connection::prepare_script(const std::string& plan_text,
 PreparedScript Connection::prepare_script_file(
     const std::string& path, const std::vector<std::string>& inputs,
     const std::vector<std::string>& outputs, const std::map<std::string, std::string>& args) const {
-  std::unique_ptr<PreparedScript::Impl> s(make_script_impl(impl_, inputs, outputs));
+  const auto& conn = impl("Connection::prepare_script_file");
+  std::unique_ptr<PreparedScript::Impl> s(
+      guarded([&] { return make_script_impl(conn, inputs, outputs); }));
   guarded([&] {
     const auto t0 = std::chrono::steady_clock::now();
     s->program = runtime::parse_plan_file(path, to_plan_args(args));
-    runtime::apply_plan_rewrites(s->program, impl_->config);
+    runtime::apply_plan_rewrites(s->program, conn->config);
     s->parse_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   });
   return PreparedScript(std::move(s));
@@ -219,61 +310,99 @@ PreparedScript::~PreparedScript() = default;
 PreparedScript::PreparedScript(PreparedScript&&) noexcept = default;
 PreparedScript& PreparedScript::operator=(PreparedScript&&) noexcept = default;
 
-const std::vector<std::string>& PreparedScript::input_names() const { return impl_->inputs; }
-const std::vector<std::string>& PreparedScript::output_names() const { return impl_->outputs; }
+PreparedScript::Impl& PreparedScript::impl(const char* method) const {
+  if (!impl_) throw Error(std::string(method) + ": PreparedScript used after move");
+  return *impl_;
+}
+
+const std::vector<std::string>& PreparedScript::input_names() const {
+  return impl("PreparedScript::input_names").inputs;
+}
+const std::vector<std::string>& PreparedScript::output_names() const {
+  return impl("PreparedScript::output_names").outputs;
+}
 
 void PreparedScript::set_matrix(const std::string& name, int64_t rows, int64_t cols,
                                 const double* row_major) {
-  impl_->require_input(name, "set_matrix");
+  impl("PreparedScript::set_matrix").require_input(name, "set_matrix");
   if (rows < 0 || cols < 0) {
     throw Error("set_matrix: '" + name + "': negative dimensions " + std::to_string(rows) + "x" +
                 std::to_string(cols));
   }
-  if (row_major == nullptr && rows * cols > 0) {
+  if (row_major == nullptr && rows > 0 && cols > 0) {
     throw Error("set_matrix: '" + name + "': null data for a " + std::to_string(rows) + "x" +
                 std::to_string(cols) + " matrix");
   }
-  std::vector<double> data(row_major, row_major + rows * cols);
+  if (cols != 0 && rows > std::numeric_limits<int64_t>::max() / cols) {
+    throw Error("set_matrix: '" + name + "': dimensions " + std::to_string(rows) + "x" +
+                std::to_string(cols) + " overflow");
+  }
+  const int64_t n = rows * cols;
+  const std::string what = "set_matrix: '" + name + "': " + std::to_string(rows) + "x" +
+                           std::to_string(cols) + " matrix of " + std::to_string(n) + " x 8 bytes";
+  if (static_cast<uint64_t>(n) >
+      static_cast<uint64_t>(std::numeric_limits<std::ptrdiff_t>::max()) / sizeof(double)) {
+    throw OutOfMemory(what + ": more than the address space holds");
+  }
+  std::vector<double> data;
+  try {
+    data.assign(row_major, row_major + n);
+  } catch (const std::bad_alloc&) {
+    throw OutOfMemory(what + ": out of host memory");
+  }
   set_matrix(name, Matrix(rows, cols, std::move(data)));
 }
 
 void PreparedScript::set_matrix(const std::string& name,
                                 const std::vector<std::vector<double>>& rows) {
-  impl_->require_input(name, "set_matrix");
+  impl("PreparedScript::set_matrix").require_input(name, "set_matrix");
   set_matrix(name, Matrix::from_rows(rows));
 }
 
 void PreparedScript::set_matrix(const std::string& name, Matrix m) {
-  impl_->require_input(name, "set_matrix");
-  impl_->bindings[name] =
-      guarded([&] { return std::make_shared<const kernels::MatrixBlock>(to_block(m)); });
+  Impl& s = impl("PreparedScript::set_matrix");
+  s.require_input(name, "set_matrix");
+  s.bind(name, guarded([&] { return std::make_shared<const kernels::MatrixBlock>(to_block(m)); }));
 }
 
 void PreparedScript::set_scalar(const std::string& name, double v) {
-  impl_->require_input(name, "set_scalar");
-  impl_->bindings[name] = inst::ScalarValue::fp64(v);
+  Impl& s = impl("PreparedScript::set_scalar");
+  s.require_input(name, "set_scalar");
+  s.bind(name, inst::ScalarValue::fp64(v));
 }
 void PreparedScript::set_scalar(const std::string& name, int64_t v) {
-  impl_->require_input(name, "set_scalar");
-  impl_->bindings[name] = inst::ScalarValue::int64(v);
+  Impl& s = impl("PreparedScript::set_scalar");
+  s.require_input(name, "set_scalar");
+  s.bind(name, inst::ScalarValue::int64(v));
 }
 void PreparedScript::set_scalar(const std::string& name, bool v) {
-  impl_->require_input(name, "set_scalar");
-  impl_->bindings[name] = inst::ScalarValue::boolean(v);
+  Impl& s = impl("PreparedScript::set_scalar");
+  s.require_input(name, "set_scalar");
+  s.bind(name, inst::ScalarValue::boolean(v));
 }
 void PreparedScript::set_scalar(const std::string& name, std::string v) {
-  impl_->require_input(name, "set_scalar");
-  impl_->bindings[name] = inst::ScalarValue::string(std::move(v));
+  Impl& s = impl("PreparedScript::set_scalar");
+  s.require_input(name, "set_scalar");
+  s.bind(name, guarded([&] { return inst::ScalarValue::string(std::move(v)); }));
 }
 
-void PreparedScript::clear_parameters() { impl_->bindings.clear(); }
+void PreparedScript::clear_parameters() {
+  Impl& s = impl("PreparedScript::clear_parameters");
+  std::lock_guard<std::mutex> lock(s.state_mu);
+  s.bindings.clear();
+}
 
-std::string PreparedScript::statistics() const { return impl_->last_statistics; }
+std::string PreparedScript::statistics() const {
+  Impl& s = impl("PreparedScript::statistics");
+  std::lock_guard<std::mutex> lock(s.state_mu);
+  return s.last_statistics;
+}
 
 std::string PreparedScript::explain(bool raw) const {
+  const Impl& s = impl("PreparedScript::explain");
   return guarded([&] {
     std::ostringstream os;
-    runtime::print_explain(impl_->program, os, raw);
+    runtime::print_explain(s.program, os, raw);
     return os.str();
   });
 }
@@ -311,21 +440,27 @@ struct ResultVariables::Impl {
 };
 
 ResultVariables PreparedScript::execute() {
-  Impl& s = *impl_;
+  Impl& s = impl("PreparedScript::execute");
+  std::lock_guard<std::mutex> run_lock(s.run_mu);
+  std::map<std::string, Binding> bindings;
+  guarded([&] {
+    std::lock_guard<std::mutex> lock(s.state_mu);
+    bindings = s.bindings;
+  });
   for (const std::string& in : s.inputs) {
-    if (!s.bindings.count(in)) {
+    if (!bindings.count(in)) {
       throw Error("execute: input '" + in +
                   "' has no value; bind it with set_matrix or set_scalar");
     }
   }
   const Options& opts = s.conn->options;
-  s.last_statistics.clear();
-  auto result = std::make_unique<ResultVariables::Impl>();
-  result->declared = s.outputs;
-  guarded([&] {
+  return guarded([&] {
+    auto result = std::make_unique<ResultVariables::Impl>();
+    result->declared = s.outputs;
     runtime::Statistics stats;
     stats.set_max_wrap_length(s.conn->config.stats_max_wrap_length);
-    std::ostream& out = opts.output ? *opts.output : std::cout;
+    LinePrinter printer(opts.output ? *opts.output : std::cout);
+    std::ostream out(&printer);
     runtime::Interpreter interp(s.program, out, opts.statistics ? &stats : nullptr);
     inst::RunOptions run_options;
     run_options.seed = opts.seed;
@@ -347,7 +482,7 @@ ResultVariables PreparedScript::execute() {
     inst::ExecutionContext ec(interp, run_options);
     // A fresh symbol table per run: new matrix objects over the shared, immutable input data, so
     // nothing a run does to its variables reaches the bindings.
-    for (const auto& [name, binding] : s.bindings) {
+    for (const auto& [name, binding] : bindings) {
       if (const auto* v = std::get_if<inst::ScalarValue>(&binding)) {
         ec.set(name, *v);
       } else {
@@ -357,7 +492,13 @@ ResultVariables PreparedScript::execute() {
       }
     }
     const auto t0 = std::chrono::steady_clock::now();
-    interp.run(ec);
+    try {
+      interp.run(ec);  // on its own stack (Note [Interpreter stack])
+    } catch (...) {
+      out.flush();  // the program's output ahead of the error, as the CLI does
+      throw;
+    }
+    out.flush();
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     for (const std::string& name : s.outputs) {
@@ -369,64 +510,83 @@ ResultVariables PreparedScript::execute() {
         result->values[name] = ec.matrix(name);
       }
     }
+    std::string text;
     if (opts.statistics) {
       stats.set_parse_seconds(s.parse_seconds);
       stats.set_execute_seconds(seconds);
       std::ostringstream os;
       stats.print(os, opts.statistics_top_n);
-      s.last_statistics = os.str();
+      text = os.str();
     }
+    {
+      std::lock_guard<std::mutex> lock(s.state_mu);
+      s.last_statistics = std::move(text);
+    }
+    return ResultVariables(std::move(result));
   });
-  return ResultVariables(std::move(result));
 }
 
 ResultVariables::ResultVariables() : impl_(std::make_unique<Impl>()) {}
 ResultVariables::ResultVariables(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 ResultVariables::~ResultVariables() = default;
 ResultVariables::ResultVariables(const ResultVariables& o)
-    : impl_(std::make_unique<Impl>(*o.impl_)) {}
+    : impl_(guarded([&] { return std::make_unique<Impl>(o.impl("ResultVariables (copy)")); })) {}
 ResultVariables& ResultVariables::operator=(const ResultVariables& o) {
-  if (this != &o) impl_ = std::make_unique<Impl>(*o.impl_);
+  if (this != &o) {
+    const Impl& from = o.impl("ResultVariables::operator= (copy)");
+    impl_ = guarded([&] { return std::make_unique<Impl>(from); });
+  }
   return *this;
 }
 ResultVariables::ResultVariables(ResultVariables&&) noexcept = default;
 ResultVariables& ResultVariables::operator=(ResultVariables&&) noexcept = default;
 
-std::vector<std::string> ResultVariables::names() const {
-  std::vector<std::string> out;
-  for (const auto& kv : impl_->values) out.push_back(kv.first);
-  return out;
+const ResultVariables::Impl& ResultVariables::impl(const char* method) const {
+  if (!impl_) throw Error(std::string(method) + ": ResultVariables used after move");
+  return *impl_;
 }
-size_t ResultVariables::size() const { return impl_->values.size(); }
+
+std::vector<std::string> ResultVariables::names() const {
+  const Impl& r = impl("ResultVariables::names");
+  return guarded([&] {
+    std::vector<std::string> out;
+    for (const auto& kv : r.values) out.push_back(kv.first);
+    return out;
+  });
+}
+size_t ResultVariables::size() const { return impl("ResultVariables::size").values.size(); }
 bool ResultVariables::contains(const std::string& name) const {
-  return impl_->values.count(name) != 0;
+  return impl("ResultVariables::contains").values.count(name) != 0;
 }
 bool ResultVariables::is_matrix(const std::string& name) const {
-  return std::holds_alternative<BlockPtr>(impl_->get(name, "is_matrix"));
+  return std::holds_alternative<BlockPtr>(
+      impl("ResultVariables::is_matrix").get(name, "is_matrix"));
 }
 
 Matrix ResultVariables::get_matrix(const std::string& name) const {
-  const kernels::MatrixBlock& b = impl_->matrix(name, "get_matrix");
+  const kernels::MatrixBlock& b = impl("ResultVariables::get_matrix").matrix(name, "get_matrix");
   return guarded([&] { return b.is_sparse() ? to_matrix(b.to_dense()) : to_matrix(b); });
 }
 Matrix ResultVariables::get_matrix_block(const std::string& name) const {
-  const kernels::MatrixBlock& b = impl_->matrix(name, "get_matrix_block");
+  const kernels::MatrixBlock& b =
+      impl("ResultVariables::get_matrix_block").matrix(name, "get_matrix_block");
   return guarded([&] { return to_matrix(b); });
 }
 double ResultVariables::get_double(const std::string& name) const {
-  const inst::ScalarValue& v = impl_->scalar(name, "get_double");
+  const inst::ScalarValue& v = impl("ResultVariables::get_double").scalar(name, "get_double");
   return guarded([&] { return v.to_double(); });
 }
 int64_t ResultVariables::get_long(const std::string& name) const {
-  const inst::ScalarValue& v = impl_->scalar(name, "get_long");
+  const inst::ScalarValue& v = impl("ResultVariables::get_long").scalar(name, "get_long");
   return guarded([&] { return v.to_int(); });
 }
 bool ResultVariables::get_boolean(const std::string& name) const {
-  const inst::ScalarValue& v = impl_->scalar(name, "get_boolean");
+  const inst::ScalarValue& v = impl("ResultVariables::get_boolean").scalar(name, "get_boolean");
   return guarded([&] { return v.to_bool(); });
 }
 std::string ResultVariables::get_string(const std::string& name) const {
-  return impl_->scalar(name, "get_string").to_string();
+  const inst::ScalarValue& v = impl("ResultVariables::get_string").scalar(name, "get_string");
+  return guarded([&] { return v.to_string(); });
 }
 
 }  // namespace dmlrt

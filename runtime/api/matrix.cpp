@@ -1,12 +1,17 @@
-// dmlrt::Matrix, the public matrix value; see include/dmlrt/matrix.h.
+// dmlrt::Matrix, the public matrix value; see include/dmlrt/matrix.h. Every failure is a
+// dmlrt::Error: sizes are checked before allocating, and an allocation that fails is reported as
+// dmlrt::OutOfMemory naming the shape and bytes (never std::bad_alloc or std::length_error).
 #include "dmlrt/matrix.h"
 
 #include <algorithm>
 #include <limits>
+#include <new>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 
 #include "dmlrt/error.h"
+#include "gpu_context/error.h"
 
 namespace dmlrt {
 namespace {
@@ -24,6 +29,29 @@ void check_dims(int64_t rows, int64_t cols, const char* what) {
   }
 }
 
+// Runs `alloc`, which allocates `count` elements of `elem_bytes` for a (rows, cols) matrix, after
+// checking the count fits a vector; a failed allocation becomes dmlrt::OutOfMemory naming the
+// shape and bytes.
+template <typename F>
+auto allocating(const char* what, int64_t rows, int64_t cols, int64_t count, size_t elem_bytes,
+                F&& alloc) -> decltype(alloc()) {
+  const auto max_count =
+      static_cast<uint64_t>(std::numeric_limits<std::ptrdiff_t>::max()) / elem_bytes;
+  const std::string bytes = std::to_string(static_cast<unsigned long long>(count)) + " x " +
+                            std::to_string(elem_bytes) + " bytes";
+  if (count < 0 || static_cast<uint64_t>(count) > max_count) {
+    throw OutOfMemory(std::string(what) + ": a " + dims(rows, cols) + " matrix needs " + bytes +
+                      ", more than the address space holds");
+  }
+  try {
+    return alloc();
+  } catch (const std::bad_alloc&) {
+  } catch (const std::length_error&) {
+  }
+  throw OutOfMemory(std::string(what) + ": out of host memory allocating " + bytes + " for a " +
+                    dims(rows, cols) + " matrix");
+}
+
 }  // namespace
 
 Matrix::Matrix(int64_t rows, int64_t cols, std::vector<double> row_major)
@@ -37,14 +65,19 @@ Matrix::Matrix(int64_t rows, int64_t cols, std::vector<double> row_major)
 
 Matrix Matrix::zeros(int64_t rows, int64_t cols) {
   check_dims(rows, cols, "Matrix::zeros");
-  return Matrix(rows, cols, std::vector<double>(static_cast<size_t>(rows * cols), 0.0));
+  return Matrix(rows, cols,
+                allocating("Matrix::zeros", rows, cols, rows * cols, sizeof(double), [&] {
+                  return std::vector<double>(static_cast<size_t>(rows * cols), 0.0);
+                }));
 }
 
 Matrix Matrix::from_rows(const std::vector<std::vector<double>>& rows) {
   const int64_t m = static_cast<int64_t>(rows.size());
   const int64_t n = m == 0 ? 0 : static_cast<int64_t>(rows[0].size());
+  check_dims(m, n, "Matrix::from_rows");
   std::vector<double> data;
-  data.reserve(static_cast<size_t>(m * n));
+  allocating("Matrix::from_rows", m, n, m * n, sizeof(double),
+             [&] { data.reserve(static_cast<size_t>(m * n)); });
   for (int64_t i = 0; i < m; ++i) {
     if (static_cast<int64_t>(rows[i].size()) != n) {
       throw Error("Matrix::from_rows: row " + std::to_string(i) + " has " +
@@ -132,8 +165,14 @@ const std::vector<double>& Matrix::values() const {
 }
 
 Matrix Matrix::to_dense() const {
-  if (!sparse_) return *this;
-  std::vector<double> d(static_cast<size_t>(rows_ * cols_), 0.0);
+  if (!sparse_) {
+    return allocating("Matrix::to_dense", rows_, cols_, rows_ * cols_, sizeof(double),
+                      [&] { return *this; });
+  }
+  check_dims(rows_, cols_, "Matrix::to_dense");
+  std::vector<double> d =
+      allocating("Matrix::to_dense", rows_, cols_, rows_ * cols_, sizeof(double),
+                 [&] { return std::vector<double>(static_cast<size_t>(rows_ * cols_), 0.0); });
   for (int64_t r = 0; r < rows_; ++r) {
     for (int64_t k = row_ptr_[static_cast<size_t>(r)]; k < row_ptr_[static_cast<size_t>(r) + 1];
          ++k) {
@@ -145,13 +184,20 @@ Matrix Matrix::to_dense() const {
 }
 
 Matrix Matrix::to_csr() const {
-  std::vector<int64_t> rp(static_cast<size_t>(rows_) + 1, 0);
-  std::vector<int32_t> ci;
-  std::vector<double> vals;
   if (!sparse_ && cols_ > std::numeric_limits<int32_t>::max()) {
     throw Error("Matrix::to_csr: " + dims(rows_, cols_) +
                 " has more columns than 32-bit indices hold");
   }
+  std::vector<int64_t> rp =
+      allocating("Matrix::to_csr", rows_, cols_, rows_ + 1, sizeof(int64_t),
+                 [&] { return std::vector<int64_t>(static_cast<size_t>(rows_) + 1, 0); });
+  std::vector<int32_t> ci;
+  std::vector<double> vals;
+  const int64_t nnz_bound = sparse_ ? static_cast<int64_t>(values_.size()) : nnz();
+  allocating("Matrix::to_csr", rows_, cols_, nnz_bound, sizeof(double) + sizeof(int32_t), [&] {
+    ci.reserve(static_cast<size_t>(nnz_bound));
+    vals.reserve(static_cast<size_t>(nnz_bound));
+  });
   for (int64_t r = 0; r < rows_; ++r) {
     if (sparse_) {
       for (int64_t k = row_ptr_[static_cast<size_t>(r)]; k < row_ptr_[static_cast<size_t>(r) + 1];
@@ -177,12 +223,14 @@ Matrix Matrix::to_csr() const {
 
 std::vector<std::vector<double>> Matrix::to_rows() const {
   const Matrix d = to_dense();
-  std::vector<std::vector<double>> out(static_cast<size_t>(rows_));
-  for (int64_t r = 0; r < rows_; ++r) {
-    out[static_cast<size_t>(r)].assign(d.data_.begin() + r * cols_,
-                                       d.data_.begin() + (r + 1) * cols_);
-  }
-  return out;
+  return allocating("Matrix::to_rows", rows_, cols_, rows_ * cols_, sizeof(double), [&] {
+    std::vector<std::vector<double>> out(static_cast<size_t>(rows_));
+    for (int64_t r = 0; r < rows_; ++r) {
+      out[static_cast<size_t>(r)].assign(d.data_.begin() + r * cols_,
+                                         d.data_.begin() + (r + 1) * cols_);
+    }
+    return out;
+  });
 }
 
 }  // namespace dmlrt

@@ -480,16 +480,19 @@ runtime::Program load_dml_program(const std::string& script, const runtime::Plan
   const fs::path script_path(script);
   const std::string key = cache_key(text, script_path.parent_path(), args, config_file, tool.path);
   const fs::path cache = cache_path(script_path);
+  // SystemDS bound the arguments already: a "$x" left in the plan is a DML string literal.
+  runtime::PlanArgs bound;
+  bound.unbound_are_errors = false;
   std::string plan;
   if (read_cache(cache, key, plan)) {
     DMLRT_INFO("using the cached plan " << cache.string());
-    return runtime::parse_plan("\n" + plan, cache.string());
+    return runtime::parse_plan("\n" + plan, cache.string(), bound);
   }
   plan = run_capture(tool.path, script, args, config_file);
-  if (cache.empty()) return runtime::parse_plan(plan, script + " (captured plan)");
+  if (cache.empty()) return runtime::parse_plan(plan, script + " (captured plan)", bound);
   write_cache(cache, key, plan);
   // Messages name the cache file: its line numbers are the plan's plus the cache header.
-  return runtime::parse_plan("\n" + plan, cache.string());
+  return runtime::parse_plan("\n" + plan, cache.string(), bound);
 }
 
 }  // namespace dmlrt::cli

@@ -2,7 +2,10 @@
 // captures a .dml script's plan with SystemDS, dml_capture.h), prints
 // -explain, runs it, prints -stats. Exit status 0 ok, 1 the plan failed (parse or run), 2 a bad
 // command line or config (see print_help).
+#include <unistd.h>
+
 #include <chrono>
+#include <cstdlib>
 #include <iostream>
 
 #include "dmlrt/version.h"
@@ -10,6 +13,7 @@
 #include "gpu_context/error.h"
 #include "gpu_context/log.h"
 #include "instructions/execution_context.h"
+#include "kernels/host_memory.h"
 #include "memory/gpu_session.h"
 #include "runtime/cli/cli_options.h"
 #include "runtime/cli/dml_capture.h"
@@ -89,7 +93,7 @@ int run(const CliOptions& opts, const runtime::RuntimeConfig& config) {
                                                 opts.gpu_mem_budget, opts.stats);
     if (run_options.gpu) stats.set_gpu_stats(mem::stats_of(run_options.gpu.get()));
     inst::ExecutionContext ec(interp, run_options);
-    interp.run(ec);
+    interp.run(ec);  // on a stack of its own, as the API runs (Note [Interpreter stack])
     const auto t2 = Clock::now();
     if (opts.stats) {
       stats.set_parse_seconds(std::chrono::duration<double>(t1 - t0).count());
@@ -114,6 +118,13 @@ int run(const CliOptions& opts, const runtime::RuntimeConfig& config) {
 
 int main(int argc, char** argv) {
   using namespace dmlrt::cli;
+  // Under an address-space limit OpenBLAS's thread pool may spin forever at start-up; restart
+  // with a thread count whose buffers fit (Note [OpenBLAS under a memory limit]).
+  if (const int threads = dmlrt::kernels::blas_threads_for_limit(); threads > 0) {
+    DMLRT_INFO("an address-space limit is set: restarting with OPENBLAS_NUM_THREADS=" << threads);
+    ::setenv("OPENBLAS_NUM_THREADS", std::to_string(threads).c_str(), 1);
+    ::execv("/proc/self/exe", argv);  // returns only on failure: go on as we are
+  }
   // SIGINT/SIGTERM/SIGHUP remove the temporaries of writes in progress, then end the process as
   // the signal would (see Note [Safe writes]).
   dmlrt::io::install_cleanup_handlers();

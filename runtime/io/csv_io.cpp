@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "gpu_context/error.h"
+#include "kernels/host_memory.h"
 #include "runtime/io/io_detail.h"
 
 namespace dmlrt::io::detail {
@@ -65,6 +66,12 @@ kernels::MatrixBlock read_csv(std::string_view data, const std::string& name,
     split_fields(line, delim, fields);
     header_cols = static_cast<int64_t>(fields.size());
   }
+  // A shape declared by createvar or the .mtd is checked against memory before the file is
+  // parsed: a file of that shape could not be held (kernels/host_memory.h).
+  if (rows >= 0 && cols >= 0)
+    kernels::check_host_alloc(name + ": the declared " + kernels::dims_string(rows, cols) +
+                                  " matrix",
+                              rows, cols, sizeof(double));
   std::vector<double> values;
   int64_t nrows = 0;
   while (lines.next(line)) {

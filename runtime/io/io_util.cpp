@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "gpu_context/error.h"
+#include "kernels/host_memory.h"
 #include "runtime/io/io_detail.h"
 
 namespace dmlrt::io::detail {
@@ -163,8 +164,11 @@ void check_alloc(double bytes, const ReadLimits& limits, const std::string& name
                  const std::string& what) {
   const bool over_limit = limits.max_bytes >= 0 && bytes > static_cast<double>(limits.max_bytes);
   DMLRT_REQUIRE(!over_limit && bytes < 9.0e18, OutOfMemory,
-                name << ": " << what << " needs " << bytes << " bytes, more than "
-                     << (over_limit ? "the reader's limit" : "can be allocated"));
+                name << ": " << what << " needs " << kernels::bytes_string(bytes)
+                     << ", more than "
+                     << (over_limit ? "the reader's limit" : "a 64-bit process can address"));
+  // The file's declared shape against the memory left (kernels/host_memory.h).
+  kernels::check_host_bytes(name, what, bytes);
 }
 
 CoordinateBuilder::CoordinateBuilder(int64_t rows, int64_t cols, const std::string& name,

@@ -353,13 +353,11 @@ TEST_CASE("arguments are substituted before parsing", "[parser]") {
         "CP°assignvar°7·SCALAR·INT64·true°x·SCALAR·INT64");
   CHECK(p.main[0]->instructions[1]->text().raw ==
         "CP°print°hello·SCALAR·STRING·true°_Var1·SCALAR·STRING");
-  // a token without a value stays as written
-  const Program q = parse_plan(
-      "PROGRAM\n--MAIN PROGRAM\n----GENERIC\n"
-      "------CP°print°$other·SCALAR·STRING·true°_Var1·SCALAR·STRING\n",
-      "", a);
-  CHECK(q.main[0]->instructions[0]->text().raw ==
-        "CP°print°$other·SCALAR·STRING·true°_Var1·SCALAR·STRING");
+  // a token without a value is a plan error naming the line (Note [Unbound plan arguments])
+  CHECK_THROWS_WITH(parse_plan("PROGRAM\n--MAIN PROGRAM\n----GENERIC\n"
+                               "------CP°print°$other·SCALAR·STRING·true°_Var1·SCALAR·STRING\n",
+                               "", a),
+                    Contains("<plan>:4:") && Contains("$other has no value"));
 }
 
 TEST_CASE("print_explain round trip", "[parser]") {

@@ -8,7 +8,24 @@
 //   dmlrt::Matrix y = s.execute().get_matrix("Y");
 //
 // Plans for the API read their inputs by name (no createvar/read for them) and leave their outputs
-// in the symbol table (no rmvar of them). Every failure throws dmlrt::Error.
+// in the symbol table (no rmvar of them). Every exception leaving the API is a dmlrt::Error.
+//
+// Threads. A Connection, its copies and the PreparedScripts it makes may be used from many threads
+// at once; for parallel runs give each thread a script of its own (prepare_script is cheap):
+//  - Scripts run in parallel, each execute() with its own interpreter, symbol table and statistics.
+//  - One PreparedScript runs one execute() at a time: concurrent calls on the same object wait for
+//    each other (a mutex). set_matrix / set_scalar / clear_parameters may be called concurrently
+//    with execute(): a run takes a snapshot of the bindings when it starts, so a binding changed
+//    during the run applies from the next execute().
+//  - statistics() returns the text of the last execute() that completed (never a mix of runs).
+//  - print output goes to Options::output one whole line at a time, so lines of concurrent runs
+//    do not interleave within a line (the stream must not be written by others at the same time).
+//  - A ResultVariables is a value: const methods may be called from many threads at once.
+//  - A moved-from Connection, PreparedScript or ResultVariables throws dmlrt::Error ("... used
+//    after move") from every method until a new value is assigned to it.
+// Each execute() interprets on a thread of its own with a stack sized for the depth limits
+// (at most 1000 nested function calls and 40000 nested blocks and calls), joined before it returns;
+// deeper programs fail with "recursion depth exceeded".
 #pragma once
 
 #include <cstdint>
@@ -68,6 +85,8 @@ class ResultVariables {
  private:
   explicit ResultVariables(std::unique_ptr<Impl> impl);
   friend class PreparedScript;
+  // The state; throws dmlrt::Error naming `method` on a moved-from object.
+  const Impl& impl(const char* method) const;
   std::unique_ptr<Impl> impl_;
 };
 
@@ -106,7 +125,8 @@ class PreparedScript {
   // Runs the plan; throws dmlrt::Error when a declared input is unbound or the plan fails.
   ResultVariables execute();
 
-  // The -stats text of the last execute() ("" when statistics are off or nothing ran yet).
+  // The -stats text of the last execute() that completed ("" when statistics are off or no run
+  // completed yet).
   std::string statistics() const;
   // The plan in SystemDS's explain rendering (° as a space, · as a dot); raw = lossless form.
   std::string explain(bool raw = false) const;
@@ -116,6 +136,8 @@ class PreparedScript {
  private:
   explicit PreparedScript(std::unique_ptr<Impl> impl);
   friend class Connection;
+  // The state; throws dmlrt::Error naming `method` on a moved-from object.
+  Impl& impl(const char* method) const;
   std::unique_ptr<Impl> impl_;
 };
 
@@ -148,6 +170,9 @@ class Connection {
   struct Impl;
 
  private:
+  // The state, shared by copies and never modified; throws dmlrt::Error naming `method` on a
+  // moved-from object.
+  const std::shared_ptr<const Impl>& impl(const char* method) const;
   std::shared_ptr<const Impl> impl_;
 };
 
