@@ -307,6 +307,13 @@ class Conv2d final : public Instruction {
     DMLRT_REQUIRE(sh.p >= 1 && sh.q >= 1, ShapeError,
                   opcode() << ": output size P x Q = " << sh.p << "x" << sh.q
                            << " must be at least 1x1 (" << params << ")");
+    // Each parameter fits 31 bits, their products need not: the shape checks multiply them.
+    DMLRT_REQUIRE(dnn_product_fits({sh.c, sh.h, sh.w}) && dnn_product_fits({sh.c, sh.r, sh.s}) &&
+                      dnn_product_fits({sh.k, sh.p, sh.q}) &&
+                      dnn_product_fits({sh.k, sh.c, sh.r, sh.s}),
+                  ShapeError,
+                  opcode() << ": C*H*W, C*R*S, K*P*Q or K*C*R*S exceeds 2^63-1 (" << params
+                           << ")");
     return sh;
   }
 

@@ -2,8 +2,18 @@
 #include "instructions/dnn_gpu_common.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace dmlrt::inst {
+
+bool dnn_product_fits(std::initializer_list<int64_t> factors) {
+  __int128 p = 1;
+  for (int64_t f : factors) {
+    p *= f;
+    if (p > INT64_MAX || p < 0) return false;
+  }
+  return true;
+}
 
 int64_t dnn_chunk_rows(int64_t n, int64_t bytes_per_row, int64_t fixed_bytes, int64_t budget_bytes,
                        int64_t elements_per_row) {

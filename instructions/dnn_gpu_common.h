@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 
 #ifdef DMLRT_WITH_CUDA
@@ -24,6 +25,10 @@ namespace dmlrt::inst {
 
 // Largest element count cuDNN indexes in one tensor (SystemDS uses the same 2e9 bound).
 constexpr int64_t kMaxCudnnTensorElements = 2000000000LL;
+
+// True when the product of non-negative `factors` fits int64 (shape parameters from a plan are
+// each below 2^31; products of three or four of them need not fit).
+bool dnn_product_fits(std::initializer_list<int64_t> factors);
 
 // The chunk of rows (1..n) for a batch of n rows; see Note [DNN batch splitting]. Device-free
 // (unit-tested). elements_per_row is the largest per-row element count among the tensors.

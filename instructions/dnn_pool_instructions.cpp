@@ -128,6 +128,11 @@ class PoolInstruction final : public Instruction {
                   opcode() << ": pool " << sh.r << "x" << sh.s << " does not fit image " << sh.h
                            << "x" << sh.w << " " << params(sh) << " (P=" << sh.p()
                            << ", Q=" << sh.q() << ")");
+    // Each parameter fits 31 bits, their products need not: the shape checks multiply them.
+    DMLRT_REQUIRE(dnn_product_fits({sh.c, sh.h, sh.w}) && dnn_product_fits({sh.c, sh.p(), sh.q()}),
+                  ShapeError,
+                  opcode() << ": C*H*W or C*P*Q exceeds 2^63-1 " << params(sh) << " (P=" << sh.p()
+                           << ", Q=" << sh.q() << ")");
     return sh;
   }
 

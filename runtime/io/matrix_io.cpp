@@ -21,6 +21,16 @@ namespace dmlrt::io {
 namespace fs = std::filesystem;
 namespace {
 
+const char* file_kind(fs::file_type t) {
+  switch (t) {
+    case fs::file_type::fifo: return "a FIFO (named pipe)";
+    case fs::file_type::character: return "a character device";
+    case fs::file_type::block: return "a block device";
+    case fs::file_type::socket: return "a socket";
+    default: return "not a regular file";
+  }
+}
+
 std::string read_regular_file(const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
   DMLRT_REQUIRE(f != nullptr, IoError, path << ": cannot open: " << std::strerror(errno));
@@ -42,7 +52,12 @@ std::string read_file_bytes(const std::string& path) {
   const fs::file_status st = fs::status(path, ec);
   DMLRT_REQUIRE(st.type() != fs::file_type::not_found, IoError, path << ": no such file");
   DMLRT_REQUIRE(!ec, IoError, path << ": cannot access: " << ec.message());
-  if (st.type() != fs::file_type::directory) return read_regular_file(path);
+  if (st.type() == fs::file_type::regular) return read_regular_file(path);
+  // A FIFO or device could block forever (a FIFO without a writer) or never end (/dev/zero).
+  DMLRT_REQUIRE(st.type() == fs::file_type::directory, IoError,
+                path << ": is " << file_kind(st.type())
+                     << ", not a regular file; dmlrt reads data from regular files (and SystemDS's "
+                        "part folders)");
   std::vector<std::string> parts;
   for (const auto& e : fs::directory_iterator(path, ec)) {
     const std::string base = e.path().filename().string();

@@ -158,6 +158,13 @@ TEST_CASE("conv2d shape errors", "[dnn][dnn_conv]") {
     REQUIRE_THROWS_WITH(t.run(conv_line("conv2d_backward_filter", {"X", "dout"}, kShapeB)),
                         "conv2d_backward_filter: X is 2x23, expected N x CHW = 2x24 " + params);
   }
+  SECTION("parameters below 2^31 whose products overflow") {
+    // stride, pad, N, C, H, W, K, C, R, S: C*H*W beyond 2^63 (a signed overflow before the check).
+    const int64_t big = 2147483647;
+    const std::vector<int64_t> shape = {1, 1, 0, 0, 2, big, big, big, 2, big, 2, 3};
+    REQUIRE_THROWS_WITH(t.run(conv_line("conv2d", {"X", "W"}, shape)),
+                        Catch::Contains("conv2d: C*H*W, C*R*S, K*P*Q or K*C*R*S exceeds 2^63-1"));
+  }
   SECTION("W not K x CRS") {
     t.set_matrix("W", MatrixBlock::dense(3, 12, 1.0));
     REQUIRE_THROWS_WITH(t.run(conv_line("conv2d", {"X", "W"}, kShapeB)),

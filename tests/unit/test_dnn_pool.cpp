@@ -155,6 +155,13 @@ TEST_CASE("pooling shape errors", "[dnn_pool]") {
                       Catch::Contains("avgpooling: pool 4x2 does not fit image 3x3"));
   REQUIRE_THROWS_WITH(t.run(fwd("maxpooling", shape(0, 1, 0, 0, 1, 1, 3, 3, 2, 2))),
                       Catch::Contains("maxpooling: invalid pooling parameters"));
+  // Each parameter below 2^31, their product C*H*W beyond 2^63 (found by the plan mutation fuzz:
+  // a signed overflow before the input check).
+  const int64_t big = 2147483647;
+  REQUIRE_THROWS_WITH(t.run(fwd("maxpooling", shape(2, 2, 1, 1, 1, big, big, big, 3, 2))),
+                      Catch::Contains("maxpooling: C*H*W or C*P*Q exceeds 2^63-1"));
+  REQUIRE_THROWS_WITH(t.run(bwd("avgpooling_backward", shape(2, 2, 1, 1, 1, big, big, big, 3, 2))),
+                      Catch::Contains("avgpooling_backward: C*H*W or C*P*Q exceeds 2^63-1"));
 }
 
 TEST_CASE("relu_backward passes dout where X > 0", "[dnn_pool]") {

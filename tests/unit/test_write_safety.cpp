@@ -278,6 +278,20 @@ TEST_CASE("a FIFO is refused without being opened and stays a FIFO", "[io][safet
   CHECK(tmp.names() == std::vector<std::string>{"pipe", "x.csv.mtd"});
 }
 
+TEST_CASE("reading a FIFO or a device is refused at once, never blocks", "[io][safety]") {
+  Scratch tmp("fiforead");
+  REQUIRE(::mkfifo((tmp / "pipe").c_str(), 0600) == 0);
+  // Opening a FIFO without a writer blocks forever: the reader must not open it.
+  REQUIRE_THROWS_WITH(io::read_matrix(tmp / "pipe", format_of("csv"), MatrixMeta{}),
+                      Contains("pipe: is a FIFO (named pipe), not a regular file"));
+  REQUIRE_THROWS_WITH(io::read_scalar(tmp / "pipe", dmlrt::inst::ValueType::kFP64),
+                      Contains("is a FIFO (named pipe)"));
+  // /dev/zero never ends.
+  REQUIRE_THROWS_WITH(io::read_matrix("/dev/zero", format_of("csv"), MatrixMeta{}),
+                      Contains("/dev/zero: is a character device, not a regular file"));
+  CHECK(S_ISFIFO(lmode(tmp / "pipe")));
+}
+
 TEST_CASE("a socket is refused and stays a socket", "[io][safety]") {
   Scratch tmp("sock");
   const std::string path = tmp / "s";
