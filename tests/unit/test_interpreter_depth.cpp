@@ -189,7 +189,7 @@ std::string run_api(const std::string& text, int64_t* res = nullptr) {
 }  // namespace
 
 TEST_CASE("a recursion 900 deep inside 30 nested IFs or 20 nested FORs runs",
-          "[interpreter][depth]") {
+          "[interpreter][depth][cli]") {
   for (const Nest kind : {Nest::kIf, Nest::kFor}) {
     const int blocks = kind == Nest::kIf ? 30 : 20;
     INFO((kind == Nest::kIf ? "IF" : "FOR") << " x " << blocks);
@@ -228,7 +228,7 @@ TEST_CASE("recursion at the call limit runs, one call more fails", "[interpreter
 }
 
 TEST_CASE("a recursion without base case fails with 'recursion depth exceeded'",
-          "[interpreter][depth]") {
+          "[interpreter][depth][cli]") {
   DMLRT_SKIP_UNDER_TSAN();
   for (const Nest kind : {Nest::kIf, Nest::kFor}) {
     const int blocks = kind == Nest::kIf ? 30 : kFailingFors;
@@ -256,7 +256,7 @@ TEST_CASE("a recursion without base case fails with 'recursion depth exceeded'",
 }
 
 TEST_CASE("block nesting beyond kMaxNestingDepth fails with 'recursion depth exceeded'",
-          "[interpreter][depth]") {
+          "[interpreter][depth][cli]") {
   DMLRT_SKIP_UNDER_TSAN();
   // 150 nested IFs a call: the nesting limit is reached after ~265 calls, long before the
   // call limit.

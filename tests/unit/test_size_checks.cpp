@@ -8,11 +8,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <new>
 #include <sstream>
 #include <stdexcept>
@@ -47,15 +49,33 @@ struct CliRun {
 // OPENBLAS_NUM_THREADS=1 (see Note [OpenBLAS under a memory limit]: pool threads take their work
 // buffers before main, which a small limit on a many-core machine cannot hold) and a 60 s
 // timeout, so a hang fails the test (code 124) instead of stalling it.
-// `env` replaces the OPENBLAS_NUM_THREADS=1 setting (e.g. to unset it).
+// A sanitizer's runtime reserves terabytes of address space for its shadow memory, so a
+// sanitized dmlrt cannot start under `ulimit -v`: there the limit is dropped where it is only a
+// guard, and the tests about behaviour under a limit are skipped (kSanitized).
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+#else
+constexpr bool kSanitized = false;
+#endif
+
+// `env` replaces the OPENBLAS_NUM_THREADS=1 setting (e.g. to unset it); `flag` is ulimit's -v
+// (RLIMIT_AS) or -d (RLIMIT_DATA).
 CliRun run_cli(const std::string& args, long limit_kb,
-               const std::string& env = "OPENBLAS_NUM_THREADS=1") {
+               const std::string& env = "OPENBLAS_NUM_THREADS=1", const std::string& flag = "-v") {
   static std::atomic<int> counter{0};
   const fs::path dir =
       fs::temp_directory_path() /
       ("dmlrt_size_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
   fs::create_directories(dir);
-  const std::string limit = limit_kb > 0 ? "ulimit -v " + std::to_string(limit_kb) + "; " : "";
+  if (kSanitized) limit_kb = 0;
+  const std::string limit =
+      limit_kb > 0 ? "ulimit " + flag + " " + std::to_string(limit_kb) + "; " : "";
   const std::string cmd = "cd '" + kDataDir + "' && env " + env + " timeout 60 sh -c '" +
                           limit + "exec \"" + DMLRT_BINARY + "\" " + args + "' > '" +
                           (dir / "out").string() + "' 2> '" + (dir / "err").string() + "'";
@@ -70,8 +90,30 @@ CliRun run_cli(const std::string& args, long limit_kb,
   return r;
 }
 
-// 2 GB of address space: enough for dmlrt itself, far below every impossible size here.
-constexpr long kLimitKb = 2000000;
+// The smallest `ulimit <flag>` (KB) under which this build's dmlrt starts and runs a trivial plan,
+// found once per flag by bisection: a CUDA build maps over a gigabyte of libraries before main, a
+// CPU-only build about 100 MB. The limits below are this base plus what each case needs.
+long base_limit_kb(const std::string& flag) {
+  static std::map<std::string, long> found;
+  if (auto it = found.find(flag); it != found.end()) return it->second;
+  auto starts = [&](long kb) {
+    const CliRun r = run_cli("-f noop.plan", kb, "OPENBLAS_NUM_THREADS=1", flag);
+    return r.code == 0 && r.out == "1\n";
+  };
+  long lo = 10000, hi = 16000000;
+  REQUIRE(starts(hi));
+  while (hi - lo > 5000) {
+    const long mid = (lo + hi) / 2;
+    (starts(mid) ? hi : lo) = mid;
+  }
+  return found[flag] = hi;
+}
+
+// `extra_kb` of address space above what dmlrt needs to start.
+long vlimit(long extra_kb) { return kSanitized ? 0 : base_limit_kb("-v") + extra_kb; }
+
+// About 2 GB to spare: enough for every valid case here, far below every impossible size.
+long limit_kb() { return vlimit(1900000); }
 
 void check_no_library_text(const std::string& err) {
   CHECK_THAT(err, !Contains("std::bad_alloc") && !Contains("max_size") &&
@@ -80,9 +122,9 @@ void check_no_library_text(const std::string& err) {
 
 }  // namespace
 
-TEST_CASE("rand of 4 x 2^62 cells fails at once, naming shape and bytes", "[safety][sizes]") {
-  // 600 MB: a regression that starts allocating fails fast instead of growing for minutes.
-  const CliRun r = run_cli("-f rand_huge.plan", 600000);
+TEST_CASE("rand of 4 x 2^62 cells fails at once, naming shape and bytes", "[safety][sizes][cli]") {
+  // 500 MB to spare: a regression that starts allocating fails fast instead of growing for minutes.
+  const CliRun r = run_cli("-f rand_huge.plan", vlimit(500000));
   INFO(r.err);
   CHECK(r.code == 1);
   CHECK(r.seconds < 1.0);
@@ -93,8 +135,13 @@ TEST_CASE("rand of 4 x 2^62 cells fails at once, naming shape and bytes", "[safe
   check_no_library_text(r.err);
 }
 
-TEST_CASE("rand 46341x46341 names the bytes asked for and the bytes available", "[safety][sizes]") {
-  const CliRun r = run_cli("-f rand_46341.plan", kLimitKb);
+TEST_CASE("rand 46341x46341 names the bytes asked for and the bytes available",
+          "[safety][sizes][cli]") {
+  if (kSanitized) {
+    WARN("skipped: a sanitized dmlrt cannot run under ulimit -v");
+    return;
+  }
+  const CliRun r = run_cli("-f rand_46341.plan", limit_kb());
   INFO(r.err);
   CHECK(r.code == 1);
   CHECK_THAT(r.err, Contains("rand_46341.plan:5:") && Contains("CP°rand°") &&
@@ -103,9 +150,9 @@ TEST_CASE("rand 46341x46341 names the bytes asked for and the bytes available", 
   check_no_library_text(r.err);
 }
 
-TEST_CASE("seq with a huge count names from, to, incr and the rows", "[safety][sizes]") {
+TEST_CASE("seq with a huge count names from, to, incr and the rows", "[safety][sizes][cli]") {
   SECTION("seq(1, 1e12)") {
-    const CliRun r = run_cli("-f seq_1e12.plan", kLimitKb);
+    const CliRun r = run_cli("-f seq_1e12.plan", limit_kb());
     INFO(r.err);
     CHECK(r.code == 1);
     CHECK_THAT(r.err, Contains("seq_1e12.plan:5:") &&
@@ -113,7 +160,7 @@ TEST_CASE("seq with a huge count names from, to, incr and the rows", "[safety][s
                           Contains("8000000000000 bytes"));
   }
   SECTION("seq(0, 1, 1e-300)") {
-    const CliRun r = run_cli("-f seq_tiny_incr.plan", kLimitKb);
+    const CliRun r = run_cli("-f seq_tiny_incr.plan", limit_kb());
     INFO(r.err);
     CHECK(r.code == 1);
     CHECK_THAT(r.err, Contains("seq_tiny_incr.plan:5:") &&
@@ -126,7 +173,7 @@ TEST_CASE("seq with a huge count names from, to, incr and the rows", "[safety][s
 TEST_CASE(
     "plan-given sizes of groupedagg, ctable, rexpand, DNN padding, outer ops and reshape "
     "are checked",
-    "[safety][sizes]") {
+    "[safety][sizes][cli]") {
   struct Case {
     const char* plan;
     const char* line;
@@ -143,7 +190,7 @@ TEST_CASE(
        "3000000x3000000"},
   };
   for (const Case& c : cases) {
-    const CliRun r = run_cli(std::string("-f ") + c.plan, kLimitKb);
+    const CliRun r = run_cli(std::string("-f ") + c.plan, limit_kb());
     INFO(c.plan << ": " << r.err);
     CHECK(r.code == 1);
     CHECK_THAT(r.err, Contains(std::string(c.plan) + c.line) && Contains(c.says) &&
@@ -151,33 +198,35 @@ TEST_CASE(
     check_no_library_text(r.err);
   }
   // 2^32 x 2^32 wraps to 0 cells in int64: it must not pass as a reshape of a 0x0 matrix.
-  const CliRun r = run_cli("-f reshape_wrap.plan", kLimitKb);
+  const CliRun r = run_cli("-f reshape_wrap.plan", limit_kb());
   INFO(r.err);
   CHECK(r.code == 1);
   CHECK_THAT(r.err, Contains("reshape_wrap.plan:7:") && Contains("cannot reshape a 0x0") &&
                         Contains("4294967296x4294967296"));
 }
 
-TEST_CASE("a CSV whose .mtd declares huge dims fails before it is parsed", "[safety][sizes]") {
-  const CliRun r = run_cli("-f csv_huge_mtd.plan", kLimitKb);
+TEST_CASE("a CSV whose .mtd declares huge dims fails before it is parsed", "[safety][sizes][cli]") {
+  const CliRun r = run_cli("-f csv_huge_mtd.plan", limit_kb());
   INFO(r.err);
   CHECK(r.code == 1);
   CHECK_THAT(r.err, Contains("csv_huge_mtd.plan:5:") && Contains("huge.csv") &&
                         Contains("1000000000000x1000000000000") && Contains("bytes"));
 }
 
-TEST_CASE("reading an endless file ends with an error naming the instruction", "[safety][sizes]") {
-  // /dev/zero never ends: the read runs out of the 600 MB limit (or is refused as not a regular
+TEST_CASE("reading an endless file ends with an error naming the instruction",
+          "[safety][sizes][cli]") {
+  // /dev/zero never ends: the read runs out of its 500 MB to spare (or is refused as not a regular
   // file); either way one clear error, never C++ library text.
-  const CliRun r = run_cli("-f dev_zero.plan", 600000);
+  const CliRun r = run_cli("-f dev_zero.plan", vlimit(500000));
   INFO(r.err);
   CHECK(r.code == 1);
   CHECK_THAT(r.err, Contains("dev_zero.plan:5:") && Contains("uak+"));
   check_no_library_text(r.err);
 }
 
-TEST_CASE("an integer literal beyond INT64 is a plan error naming the line", "[safety][sizes]") {
-  const CliRun r = run_cli("-f int_literal_2p64.plan", kLimitKb);
+TEST_CASE("an integer literal beyond INT64 is a plan error naming the line",
+          "[safety][sizes][cli]") {
+  const CliRun r = run_cli("-f int_literal_2p64.plan", limit_kb());
   INFO(r.err);
   CHECK(r.code == 1);
   CHECK_THAT(r.err,
@@ -200,9 +249,10 @@ TEST_CASE("an integer literal beyond INT64 is a plan error naming the line", "[s
       "t.plan"));
 }
 
-TEST_CASE("unbound $N and $name arguments are plan errors naming the line", "[safety][sizes]") {
+TEST_CASE("unbound $N and $name arguments are plan errors naming the line",
+          "[safety][sizes][cli]") {
   SECTION("$7 with one -args value") {
-    const CliRun r = run_cli("-f unbound_positional.plan -args hello", kLimitKb);
+    const CliRun r = run_cli("-f unbound_positional.plan -args hello", limit_kb());
     INFO(r.err);
     CHECK(r.code == 1);
     CHECK_THAT(r.err, Contains("unbound_positional.plan:5:") && Contains("$7 has no value") &&
@@ -210,14 +260,14 @@ TEST_CASE("unbound $N and $name arguments are plan errors naming the line", "[sa
     CHECK(r.out.empty());  // a plan error: nothing ran
   }
   SECTION("$greeting without -nvargs") {
-    const CliRun r = run_cli("-f unbound_named.plan", kLimitKb);
+    const CliRun r = run_cli("-f unbound_named.plan", limit_kb());
     INFO(r.err);
     CHECK(r.code == 1);
     CHECK_THAT(r.err, Contains("unbound_named.plan:4:") && Contains("$greeting has no value") &&
                           Contains("-nvargs greeting="));
   }
   SECTION("a $ inside longer text and in comments is text") {
-    const CliRun r = run_cli("-f dollar_in_text.plan -args hi", kLimitKb);
+    const CliRun r = run_cli("-f dollar_in_text.plan -args hi", limit_kb());
     INFO(r.err);
     CHECK(r.code == 0);
     CHECK(r.out == "costs $5 each\nhi\n");
@@ -314,13 +364,17 @@ TEST_CASE("check_host_alloc catches int64 overflow and sizes beyond memory", "[s
 }
 
 TEST_CASE("OpenBLAS under an address-space limit ends with an error, not a spin",
-          "[safety][sizes]") {
+          "[safety][sizes][cli]") {
+  if (kSanitized) {
+    WARN("skipped: a sanitized dmlrt cannot run under ulimit -v");
+    return;
+  }
   // tsmm of a 500x500 matrix under shrinking limits: with room, it runs; with too little for
   // OpenBLAS's 128 MiB work buffer, OpenBLAS would retry forever (Note [OpenBLAS under a memory
   // limit]); dmlrt must answer 1 with a message instead. The limit where that happens depends
   // on the binary's footprint, so the test walks down until it sees the guard's message.
   bool saw_guard = false;
-  for (long kb = 500000; kb >= 250000 && !saw_guard; kb -= 25000) {
+  for (long kb = vlimit(400000); kb >= vlimit(100000) && !saw_guard; kb -= 25000) {
     const CliRun r = run_cli("-f tsmm_500.plan", kb);
     INFO("ulimit -v " << kb << ": " << r.err);
     REQUIRE(r.code != 124);  // the timeout: a hang
@@ -336,22 +390,32 @@ TEST_CASE("OpenBLAS under an address-space limit ends with an error, not a spin"
 }
 
 TEST_CASE("the CLI under an address-space limit restarts with an OpenBLAS thread count that fits",
-          "[safety][sizes]") {
+          "[safety][sizes][cli]") {
+  if (kSanitized) {
+    WARN("skipped: a sanitized dmlrt cannot run under ulimit -v");
+    return;
+  }
   // Case (b) of Note [OpenBLAS under a memory limit]: pool threads take their buffers before main.
   // With no thread count set, the CLI sets one whose buffers fit a quarter of the limit and
   // executes itself again, once; with one set by the user it leaves it alone.
   const std::string unset =
       "-u OPENBLAS_NUM_THREADS -u GOTO_NUM_THREADS -u OMP_NUM_THREADS DMLRT_LOG_LEVEL=info";
-  const CliRun r = run_cli("-f tsmm_500.plan", 300000, unset);
-  INFO(r.err);
+  // RLIMIT_DATA (ulimit -d), which a CUDA build's read-only library mappings do not fill, so the
+  // limit can be small enough for fewer threads than cores on any build.
+  const long kb = base_limit_kb("-d") + 200000;
+  const long threads = std::max<long>(1, kb * 1024 / 4 / ((128L << 20) + 4096));
+  const CliRun r = run_cli("-f tsmm_500.plan", kb, unset, "-d");
+  INFO("ulimit -d " << kb << ": " << r.err);
   CHECK(r.code == 0);
   CHECK_THAT(r.out, Contains("3.125726333516453E7"));
-  if (::sysconf(_SC_NPROCESSORS_ONLN) > 1) {  // one core: one thread already, nothing to change
-    CHECK_THAT(r.err, Contains("restarting with OPENBLAS_NUM_THREADS=1"));
+  if (threads < ::sysconf(_SC_NPROCESSORS_ONLN)) {
+    CHECK_THAT(r.err, Contains("restarting with OPENBLAS_NUM_THREADS=" + std::to_string(threads)));
     CHECK(r.err.find("restarting") == r.err.rfind("restarting"));  // once
+  } else {
+    CHECK_THAT(r.err, !Contains("restarting"));
   }
   const CliRun user =
-      run_cli("-f tsmm_500.plan", 300000, "OPENBLAS_NUM_THREADS=1 DMLRT_LOG_LEVEL=info");
+      run_cli("-f tsmm_500.plan", kb, "OPENBLAS_NUM_THREADS=1 DMLRT_LOG_LEVEL=info", "-d");
   CHECK(user.code == 0);
   CHECK_THAT(user.err, !Contains("restarting"));
   const CliRun unlimited = run_cli("-f tsmm_500.plan", 0, unset);
@@ -360,20 +424,24 @@ TEST_CASE("the CLI under an address-space limit restarts with an OpenBLAS thread
 }
 
 TEST_CASE("a deep valid plan under a small ulimit -v ends with an error, never a signal",
-          "[safety][sizes]") {
+          "[safety][sizes][cli]") {
+  if (kSanitized) {
+    WARN("skipped: a sanitized dmlrt cannot run under ulimit -v");
+    return;
+  }
   // The user's crash: a large matrix takes nearly all of the address space, then a recursion
   // 999 calls deep needs ~2 MB more stack. On the process's main stack that growth failed with
   // SIGSEGV (exit 139); the interpreter now runs on a stack reserved up front (Note [Interpreter
   // stack] in runtime/interpreter.cpp) and every allocation is checked, so each run must end
   // with 0 or 1. The matrix size where the address space runs out depends on the binary's
   // footprint: it is found by bisection first, then the runs just below it are checked.
-  constexpr long kLimit = 250000;
+  const long kLimit = vlimit(150000);
   auto rand_fits = [&](long rows) {
     const CliRun r = run_cli("-f deep_recursion.plan -args " + std::to_string(rows) + " 1", kLimit);
     REQUIRE((r.code == 0 || r.code == 1));
     return r.err.find("deep_recursion.plan:24:") == std::string::npos;
   };
-  long lo = 100, hi = 40000;  // 0.8 MB fits; 320 MB cannot under 250 MB
+  long lo = 100, hi = 40000;  // 0.8 MB fits; 320 MB cannot in 150 MB to spare
   REQUIRE(rand_fits(lo));
   REQUIRE_FALSE(rand_fits(hi));
   while (hi - lo > 100) {
