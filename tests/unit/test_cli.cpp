@@ -47,8 +47,8 @@ fs::path scratch_dir() {
 CliRun run_dmlrt(const std::string& args, const std::string& log_level = "warn") {
   const fs::path dir = scratch_dir();
   const std::string cmd = "cd '" + kDataDir + "' && DMLRT_LOG_LEVEL=" + log_level + " '" +
-                          DMLRT_BINARY + "' " + args + " > '" + (dir / "out").string() + "' 2> '" +
-                          (dir / "err").string() + "'";
+                          dmlrt::test::dmlrt_binary() + "' " + args + " > '" +
+                          (dir / "out").string() + "' 2> '" + (dir / "err").string() + "'";
   const int status = std::system(cmd.c_str());
   CliRun r;
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "common/test_files.h"
+#include "common/test_paths.h"
 
 namespace {
 
@@ -55,7 +56,7 @@ struct Scratch {
 // Runs `env dmlrt <args>` in `dir` with DMLRT_LOG_LEVEL=info (so cache use is visible).
 Run run_dmlrt(const fs::path& dir, const std::string& env, const std::string& args) {
   const std::string cmd = "cd '" + dir.string() + "' && env DMLRT_LOG_LEVEL=info " + env + " '" +
-                          DMLRT_BINARY + "' " + args + " > .out 2> .err";
+                          dmlrt::test::dmlrt_binary() + "' " + args + " > .out 2> .err";
   const int status = std::system(cmd.c_str());
   Run r;
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

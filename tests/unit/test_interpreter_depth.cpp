@@ -14,6 +14,7 @@
 #include <string>
 
 #include "common/test_files.h"
+#include "common/test_paths.h"
 #include "dmlrt/api.h"
 #include "gpu_context/error.h"
 #include "runtime/interpreter.h"
@@ -159,8 +160,8 @@ CliRun run_cli(const std::string& text) {
       ("dmlrt_depth_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
   fs::create_directories(dir);
   test::write_file(dir / "t.plan", text);
-  const std::string cmd = "cd '" + dir.string() + "' && DMLRT_LOG_LEVEL=warn '" + DMLRT_BINARY +
-                          "' -f t.plan > out 2> err";
+  const std::string cmd = "cd '" + dir.string() + "' && DMLRT_LOG_LEVEL=warn '" +
+                          dmlrt::test::dmlrt_binary() + "' -f t.plan > out 2> err";
   const int status = std::system(cmd.c_str());
   CliRun r;
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

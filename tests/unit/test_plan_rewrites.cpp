@@ -211,8 +211,8 @@ struct CliRun {
 };
 
 CliRun run_cli(const fs::path& dir, const std::string& args) {
-  const std::string cmd = "cd '" + dir.string() + "' && DMLRT_LOG_LEVEL=warn '" + DMLRT_BINARY +
-                          "' " + args + " > out.txt 2> err.txt";
+  const std::string cmd = "cd '" + dir.string() + "' && DMLRT_LOG_LEVEL=warn '" +
+                          dmlrt::test::dmlrt_binary() + "' " + args + " > out.txt 2> err.txt";
   const int status = std::system(cmd.c_str());
   CliRun r;
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

@@ -76,8 +76,8 @@ CliRun run_cli(const std::string& args, long limit_kb,
   if (kSanitized) limit_kb = 0;
   const std::string limit =
       limit_kb > 0 ? "ulimit " + flag + " " + std::to_string(limit_kb) + "; " : "";
-  const std::string cmd = "cd '" + kDataDir + "' && env " + env + " timeout 60 sh -c '" +
-                          limit + "exec \"" + DMLRT_BINARY + "\" " + args + "' > '" +
+  const std::string cmd = "cd '" + kDataDir + "' && env " + env + " timeout 60 sh -c '" + limit +
+                          "exec \"" + dmlrt::test::dmlrt_binary() + "\" " + args + "' > '" +
                           (dir / "out").string() + "' 2> '" + (dir / "err").string() + "'";
   const auto t0 = std::chrono::steady_clock::now();
   const int status = std::system(cmd.c_str());

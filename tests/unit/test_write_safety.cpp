@@ -91,7 +91,7 @@ const MatrixBlock kBlock = MatrixBlock::dense(2, 3, 1.5);
 // A started dmlrt process, stdout and stderr to files in `cwd`.
 pid_t spawn_dmlrt(const fs::path& cwd, const std::vector<std::string>& args) {
   const std::string out = (cwd / "dmlrt.out").string(), err = (cwd / "dmlrt.err").string();
-  std::vector<std::string> all = {DMLRT_BINARY, "-f", kPlan};
+  std::vector<std::string> all = {dmlrt::test::dmlrt_binary(), "-f", kPlan};
   all.insert(all.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (auto& a : all) argv.push_back(a.data());
