@@ -81,7 +81,7 @@ using ConvAlgoMap = std::map<std::string, ConvAlgoList>;
 // The bumped version invalidates every file written before a format change (2: engine choices
 // with knobs; lists of format 1 hold legacy algorithms only and would never be re-timed; 3: FP32
 // lists hold accuracy-checked choices only, Note [FP32 algorithm accuracy] in
-// instructions/dnn_conv_instructions.cpp, where lists of format 2 may hold inaccurate ones; 4:
+// kernels/cuda/dnn_conv_op.cpp, where lists of format 2 may hold inaccurate ones; 4:
 // every candidate timed back to back on a busy stream, Note [Timing candidates warm] in
 // kernels/cuda/dnn_conv.cpp, where lists of format 3 were sorted by cold or isolated runs that
 // put the r50.s4 FP32 forward's Winograd behind a 1.26x slower engine, and found within a 4 GiB

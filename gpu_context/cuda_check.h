@@ -1,6 +1,8 @@
-// The CHECK family for CUDA runtime calls (STYLE.md 3): file:line, the call as written, and context
-// built only on failure. Library-specific checks (cuBLAS, cuSPARSE, cuDNN) join this file as
-// their backends arrive.
+// The one CHECK macro for CUDA and its libraries (STYLE.md 3): DMLRT_CHECK(call) and
+// DMLRT_CHECK_CTX(call, ctx) carry file:line, the call as written and context built only on
+// failure, and throw the typed LibraryError<Status> of the call's status type. The status type
+// picks the overload of check_ok/throw_status: cudaError_t here, the libraries' (cuBLAS,
+// cuSPARSE, cuSOLVER, cuDNN) in gpu_context/library_check.h.
 #pragma once
 
 #ifdef DMLRT_WITH_CUDA
@@ -15,8 +17,9 @@ namespace dmlrt {
 using CudaError = LibraryError<cudaError_t>;
 
 namespace gpu::detail {
-[[noreturn]] inline void throw_cuda(cudaError_t st, const char* call, const char* file, int line,
-                                    const std::string& ctx) {
+inline bool check_ok(cudaError_t st) { return st == cudaSuccess; }
+[[noreturn]] inline void throw_status(cudaError_t st, const char* call, const char* file, int line,
+                                      const std::string& ctx) {
   std::ostringstream os;
   os << file << ":" << line << ": " << call << " failed: " << cudaGetErrorName(st) << " ("
      << cudaGetErrorString(st) << ")";
@@ -27,16 +30,28 @@ namespace gpu::detail {
 
 }  // namespace dmlrt
 
-#define DMLRT_CUDA_CHECK_CTX(call, ctx_stream)                                        \
-  do {                                                                                \
-    const cudaError_t dmlrt_st_ = (call);                                             \
-    if (dmlrt_st_ != cudaSuccess) {                                                   \
-      std::ostringstream dmlrt_ctx_;                                                  \
-      dmlrt_ctx_ << ctx_stream;                                                       \
-      ::dmlrt::gpu::detail::throw_cuda(dmlrt_st_, #call, __FILE__, __LINE__, dmlrt_ctx_.str()); \
-    }                                                                                 \
+#define DMLRT_CHECK_CTX(call, ctx_stream)                                                 \
+  do {                                                                                    \
+    const auto dmlrt_st_ = (call);                                                        \
+    if (!::dmlrt::gpu::detail::check_ok(dmlrt_st_)) {                                     \
+      std::ostringstream dmlrt_ctx_;                                                      \
+      dmlrt_ctx_ << ctx_stream;                                                           \
+      ::dmlrt::gpu::detail::throw_status(dmlrt_st_, #call, __FILE__, __LINE__,            \
+                                         dmlrt_ctx_.str());                               \
+    }                                                                                     \
   } while (0)
 
-#define DMLRT_CUDA_CHECK(call) DMLRT_CUDA_CHECK_CTX(call, "")
+#define DMLRT_CHECK(call) DMLRT_CHECK_CTX(call, "")
+// TRANSITION-ALIASES (removed once every call site says DMLRT_CHECK)
+#define DMLRT_CUDA_CHECK_CTX DMLRT_CHECK_CTX
+#define DMLRT_CUDA_CHECK DMLRT_CHECK
+#define DMLRT_CUBLAS_CHECK_CTX DMLRT_CHECK_CTX
+#define DMLRT_CUBLAS_CHECK DMLRT_CHECK
+#define DMLRT_CUSPARSE_CHECK_CTX DMLRT_CHECK_CTX
+#define DMLRT_CUSPARSE_CHECK DMLRT_CHECK
+#define DMLRT_CUSOLVER_CHECK_CTX DMLRT_CHECK_CTX
+#define DMLRT_CUSOLVER_CHECK DMLRT_CHECK
+#define DMLRT_CUDNN_CHECK_CTX DMLRT_CHECK_CTX
+#define DMLRT_CUDNN_CHECK DMLRT_CHECK
 
 #endif  // DMLRT_WITH_CUDA

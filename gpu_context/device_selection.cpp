@@ -6,15 +6,10 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "gpu_context/string_util.h"
+
 namespace dmlrt::gpu {
 namespace {
-
-std::string trim(const std::string& s) {
-  size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return s.substr(b, e - b);
-}
 
 // A non-negative decimal integer, or -2 when `s` is not one.
 long parse_index(const std::string& raw) {

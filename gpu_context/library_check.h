@@ -1,6 +1,5 @@
-// The CHECK family for the CUDA libraries (STYLE.md 3): DMLRT_CUBLAS_CHECK, DMLRT_CUSPARSE_CHECK,
-// DMLRT_CUSOLVER_CHECK, DMLRT_CUDNN_CHECK (each with a _CTX variant). Like DMLRT_CUDA_CHECK they
-// carry file:line, the call as written and context built only on failure, and throw the typed
+// DMLRT_CHECK (gpu_context/cuda_check.h) for the CUDA libraries: the check_ok/throw_status
+// overloads of cuBLAS, cuSPARSE, cuSOLVER and cuDNN status types, which throw the typed
 // LibraryError<Status> of their library. Only files built with CUDA include this header.
 #pragma once
 
@@ -40,32 +39,29 @@ template <typename Status>
   throw LibraryError<Status>(os.str(), st);
 }
 
+inline bool check_ok(cublasStatus_t st) { return st == CUBLAS_STATUS_SUCCESS; }
+inline bool check_ok(cusparseStatus_t st) { return st == CUSPARSE_STATUS_SUCCESS; }
+inline bool check_ok(cusolverStatus_t st) { return st == CUSOLVER_STATUS_SUCCESS; }
+inline bool check_ok(cudnnStatus_t st) { return st == CUDNN_STATUS_SUCCESS; }
+
+[[noreturn]] inline void throw_status(cublasStatus_t st, const char* call, const char* file,
+                                      int line, const std::string& ctx) {
+  throw_library(st, "cuBLAS", call, file, line, ctx);
+}
+[[noreturn]] inline void throw_status(cusparseStatus_t st, const char* call, const char* file,
+                                      int line, const std::string& ctx) {
+  throw_library(st, "cuSPARSE", call, file, line, ctx);
+}
+[[noreturn]] inline void throw_status(cusolverStatus_t st, const char* call, const char* file,
+                                      int line, const std::string& ctx) {
+  throw_library(st, "cuSOLVER", call, file, line, ctx);
+}
+[[noreturn]] inline void throw_status(cudnnStatus_t st, const char* call, const char* file,
+                                      int line, const std::string& ctx) {
+  throw_library(st, "cuDNN", call, file, line, ctx);
+}
+
 }  // namespace gpu::detail
 }  // namespace dmlrt
-
-#define DMLRT_LIBRARY_CHECK_CTX_(StatusT, ok, library, call, ctx_stream)                    \
-  do {                                                                                      \
-    const StatusT dmlrt_lst_ = (call);                                                      \
-    if (dmlrt_lst_ != (ok)) {                                                               \
-      std::ostringstream dmlrt_lctx_;                                                       \
-      dmlrt_lctx_ << ctx_stream;                                                            \
-      ::dmlrt::gpu::detail::throw_library(dmlrt_lst_, library, #call, __FILE__, __LINE__,   \
-                                          dmlrt_lctx_.str());                               \
-    }                                                                                       \
-  } while (0)
-
-#define DMLRT_CUBLAS_CHECK_CTX(call, ctx) \
-  DMLRT_LIBRARY_CHECK_CTX_(cublasStatus_t, CUBLAS_STATUS_SUCCESS, "cuBLAS", call, ctx)
-#define DMLRT_CUSPARSE_CHECK_CTX(call, ctx) \
-  DMLRT_LIBRARY_CHECK_CTX_(cusparseStatus_t, CUSPARSE_STATUS_SUCCESS, "cuSPARSE", call, ctx)
-#define DMLRT_CUSOLVER_CHECK_CTX(call, ctx) \
-  DMLRT_LIBRARY_CHECK_CTX_(cusolverStatus_t, CUSOLVER_STATUS_SUCCESS, "cuSOLVER", call, ctx)
-#define DMLRT_CUDNN_CHECK_CTX(call, ctx) \
-  DMLRT_LIBRARY_CHECK_CTX_(cudnnStatus_t, CUDNN_STATUS_SUCCESS, "cuDNN", call, ctx)
-
-#define DMLRT_CUBLAS_CHECK(call) DMLRT_CUBLAS_CHECK_CTX(call, "")
-#define DMLRT_CUSPARSE_CHECK(call) DMLRT_CUSPARSE_CHECK_CTX(call, "")
-#define DMLRT_CUSOLVER_CHECK(call) DMLRT_CUSOLVER_CHECK_CTX(call, "")
-#define DMLRT_CUDNN_CHECK(call) DMLRT_CUDNN_CHECK_CTX(call, "")
 
 #endif  // DMLRT_WITH_CUDA

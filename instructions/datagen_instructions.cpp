@@ -1,11 +1,7 @@
-// Data generation instructions, SystemDS layouts (reference/systemds-format.md §3):
-//   rand  rows·S°cols·S°blen°min°max°sparsity°seed°pdf°lambda°k°out  (bare numbers; ¶v¶ fields are
-//         patched before construction, see opcode_table.cpp)
-//   seq   rows°cols°blen°from·S°to·S°incr·S°out
-// Values come from kernels/cpu/random (Philox streams), or on the GPU from kernels/cuda/datagen,
-// which reproduces the same cells: for one resolved seed both backends give the same matrix. The
-// seed (and a fresh seed's draw) is resolved before placement, so it does not depend on where the
-// instruction runs.
+// Data generation instructions: parsing, the checks both runs share, and the CPU runs
+// (datagen_instructions.h).
+#include "instructions/datagen_instructions.h"
+
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -14,15 +10,8 @@
 #include <sstream>
 
 #include "gpu_context/error.h"
-#include "instructions/families.h"
 #include "instructions/gpu_placement.h"
-#include "kernels/cpu/random.h"
 #include "kernels/host_memory.h"
-
-#ifdef DMLRT_WITH_CUDA
-#include "kernels/cuda/datagen.h"
-#include "memory/gpu_session.h"
-#endif
 
 namespace dmlrt::inst {
 namespace {
@@ -61,183 +50,134 @@ uint64_t fresh_seed(int64_t base_seed) {
   return splitmix64(hw ^ splitmix64(t ^ splitmix64(k)));
 }
 
-class Rand final : public Instruction {
- public:
-  explicit Rand(InstructionText t) : Instruction(std::move(t)) {
-    expect_fields(10, 11);
-    if (num_fields() == 10 && field(1).find(kTypeDelim) == std::string::npos)
-      DMLRT_FAIL(NotSupported, where() << ": rand with a dims operand (tensor rand) is not "
-                                          "supported; dmlrt generates matrices only");
-    rows_ = operand(0);
-    cols_ = operand(1);
-    DMLRT_REQUIRE(rows_.is_scalar() && cols_.is_scalar(), ParseError,
-                  where() << ": rand expects scalar rows and cols operands");
-    spec_.min = number(3, "min");
-    spec_.max = number(4, "max");
-    spec_.sparsity = number(5, "sparsity");
-    const double seed = number(6, "seed");
-    DMLRT_REQUIRE(seed == std::floor(seed), ParseError,
-                  where() << ": rand seed must be an integer, got '" << field(6) << "'");
-    seed_ = static_cast<int64_t>(seed);
-    std::string pdf = field(7);
-    for (auto& c : pdf) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (pdf == "uniform")
-      spec_.pdf = kernels::cpu::RandPdf::kUniform;
-    else if (pdf == "normal")
-      spec_.pdf = kernels::cpu::RandPdf::kNormal;
-    else if (pdf == "poisson")
-      spec_.pdf = kernels::cpu::RandPdf::kPoisson;
-    else
-      DMLRT_FAIL(ParseError, where() << ": rand: unsupported distribution '" << field(7)
-                                     << "' (expected uniform, normal or poisson)");
-    spec_.lambda = number(8, "lambda");
-    out_ = operand(num_fields() - 1);
-    DMLRT_REQUIRE(out_.is_matrix(), ParseError,
-                  where() << ": rand expects a matrix output, got " << out_.to_string());
-  }
-
-  void execute(ExecutionContext& ec) override {
-    kernels::cpu::RandSpec spec = spec_;
-    spec.rows = long_value(ec.scalar(rows_));
-    spec.cols = long_value(ec.scalar(cols_));
-    // SystemDS: "Invalid matrix characteristics: -1x2, 1.0".
-    DMLRT_REQUIRE(spec.rows >= 0 && spec.cols >= 0 && spec.sparsity >= 0.0 && spec.sparsity <= 1.0,
-                  RuntimeError,
-                  "rand: invalid matrix characteristics: " << spec.rows << "x" << spec.cols
-                                                           << ", sparsity "
-                                                           << format_double_java(spec.sparsity));
-    DMLRT_REQUIRE(spec.pdf != kernels::cpu::RandPdf::kPoisson || spec.lambda > 0.0, RuntimeError,
-                  "rand: poisson lambda must be positive, got " << format_double_java(spec.lambda));
-    spec.seed = seed_ == -1 ? fresh_seed(ec.options().seed) : static_cast<uint64_t>(seed_);
-#ifdef DMLRT_WITH_CUDA
-    if (ec.options().gpu) {
-      if (mem::GpuSession* gpu =
-              ec.gpu_for(*this, dense_device_bytes(ec.options().gpu.get(), spec.rows, spec.cols)))
-        return execute_gpu(ec, *gpu, spec);
-    }
-#endif
-    ec.set_matrix(out_.name, kernels::cpu::rand_matrix(spec));
-  }
-
-  bool has_gpu_impl() const override { return true; }
-
- private:
-  // A bare numeric field (Java's Double.toString forms, NaN and Infinity included).
-  double number(size_t i, const char* what) const {
-    const std::string& s = field(i);
-    char* end = nullptr;
-    const double v = std::strtod(s.c_str(), &end);
-    DMLRT_REQUIRE(!s.empty() && *end == '\0', ParseError,
-                  where() << ": rand " << what << " must be a number, got '" << s << "'");
-    return v;
-  }
-
-#ifdef DMLRT_WITH_CUDA
-  // Every cell is written (zeros where the sparsity draw leaves it empty): a sparse rand is dense
-  // on the device, and takes the host format SystemDS would pick when it is copied back. A rand
-  // with nothing to draw is an empty CSR.
-  void execute_gpu(ExecutionContext& ec, mem::GpuSession& gpu, const kernels::cpu::RandSpec& spec) {
-    const bool zeros =
-        spec.rows == 0 || spec.cols == 0 || spec.sparsity == 0.0 ||
-        (spec.pdf == kernels::cpu::RandPdf::kUniform && spec.min == 0.0 && spec.max == 0.0);
-    if (zeros) {  // nothing drawn: an empty CSR, which holds no device memory (as the CPU's)
-      set_gpu_output(ec, gpu, out_.name,
-                     mem::DeviceMatrix::csr(gpu.memory(), spec.rows, spec.cols, 0, gpu.dtype(),
-                                            mem::IndexWidth::k32, gpu.stream(), "gpu_rand output"));
-      return;
-    }
-    mem::DeviceMatrix out = mem::DeviceMatrix::dense(gpu.memory(), spec.rows, spec.cols,
-                                                     gpu.dtype(), gpu.stream(), "gpu_rand output");
-    if (gpu.dtype() == mem::DType::kFloat64)
-      kernels::cuda::launch_rand(spec, out.values_as<double>(), gpu.stream());
-    else
-      kernels::cuda::launch_rand(spec, out.values_as<float>(), gpu.stream());
-    set_gpu_output(ec, gpu, out_.name, std::move(out));
-  }
-#endif
-
-  Operand rows_, cols_, out_;
-  kernels::cpu::RandSpec spec_;
-  int64_t seed_ = -1;
-};
-
-class Seq final : public Instruction {
- public:
-  explicit Seq(InstructionText t) : Instruction(std::move(t)) {
-    // rows, cols and blen are the compile-time size (-1 when unknown); the run-time values decide.
-    expect_fields(7);
-    from_ = operand(3);
-    to_ = operand(4);
-    incr_ = operand(5);
-    out_ = operand(6);
-    for (const Operand* op : {&from_, &to_, &incr_})
-      DMLRT_REQUIRE(
-          op->is_scalar(), ParseError,
-          where() << ": seq expects scalar from, to and incr operands, got " << op->to_string());
-    DMLRT_REQUIRE(out_.is_matrix(), ParseError,
-                  where() << ": seq expects a matrix output, got " << out_.to_string());
-  }
-
-  void execute(ExecutionContext& ec) override {
-    const double from = ec.scalar(from_).to_double();
-    const double to = ec.scalar(to_).to_double();
-    double incr = ec.scalar(incr_).to_double();
-    // SystemDS's checks, in its order (LibMatrixDatagen.updateSeqIncr, generateSequence,
-    // UtilFunctions.getSeqLength): the default increment 1 turns into -1 when from > to, so
-    // seq(3, 1, 1) is 3 2 1 while seq(3, 1, 2) is an error.
-    if (from > to && incr == 1.0) incr = -1.0;
-    DMLRT_REQUIRE(!((from > to && incr > 0) || incr == 0.0), RuntimeError,
-                  "seq: wrong sequence increment: from=" << format_double_java(from)
-                                                         << ", to=" << format_double_java(to)
-                                                         << ", incr=" << format_double_java(incr));
-    DMLRT_REQUIRE(
-        std::isfinite(from) && std::isfinite(to) && std::isfinite(incr) && !(from < to && incr < 0),
-        RuntimeError,
-        "seq: invalid seq parameters: (" << format_double_java(from) << ", "
-                                         << format_double_java(to) << ", "
-                                         << format_double_java(incr) << ")");
-    // The length is checked in doubles before seq_length's int64 conversion: seq(0, 1, 1e-300)
-    // has 1e300 rows, which no int64 holds.
-    const double count = std::floor(to / incr - from / incr) + 1.0;
-    std::ostringstream what;
-    what << "seq(from=" << format_double_java(from) << ", to=" << format_double_java(to)
-         << ", incr=" << format_double_java(incr) << ") with " << format_double_java(count)
-         << " rows";
-    kernels::check_host_bytes(what.str(), "a " + format_double_java(count) + "x1 dense column",
-                              8.0 * count);
-#ifdef DMLRT_WITH_CUDA
-    if (ec.options().gpu) {
-      const int64_t n = kernels::cpu::seq_length(from, to, incr);
-      if (mem::GpuSession* gpu =
-              ec.gpu_for(*this, dense_device_bytes(ec.options().gpu.get(), n, 1))) {
-        // (n, 1); launch_seq reproduces seq_column's repeated-addition rounding exactly.
-        mem::DeviceMatrix out = mem::DeviceMatrix::dense(gpu->memory(), n, 1, gpu->dtype(),
-                                                         gpu->stream(), "gpu_seq output");
-        if (gpu->dtype() == mem::DType::kFloat64)
-          kernels::cuda::launch_seq(from, incr, n, out.values_as<double>(), gpu->stream());
-        else
-          kernels::cuda::launch_seq(from, incr, n, out.values_as<float>(), gpu->stream());
-        set_gpu_output(ec, *gpu, out_.name, std::move(out));
-        return;
-      }
-    }
-#endif
-    ec.set_matrix(out_.name, kernels::cpu::seq_column(from, to, incr));
-  }
-
-  bool has_gpu_impl() const override { return true; }
-
- private:
-  Operand from_, to_, incr_, out_;
-};
-
 }  // namespace
 
-InstructionPtr make_datagen(InstructionText text) {
-  const std::string op = text.opcode;
-  if (op == "rand") return std::make_unique<Rand>(std::move(text));
-  if (op == "seq") return std::make_unique<Seq>(std::move(text));
-  DMLRT_FAIL(ParseError, "datagen: unknown opcode '" << op << "'");
+RandInstruction::RandInstruction(InstructionText t) : Instruction(std::move(t)) {
+  expect_fields(10, 11);
+  if (num_fields() == 10 && field(1).find(kTypeDelim) == std::string::npos)
+    DMLRT_FAIL(NotSupported, where() << ": rand with a dims operand (tensor rand) is not "
+                                        "supported; dmlrt generates matrices only");
+  rows_ = operand(0);
+  cols_ = operand(1);
+  DMLRT_REQUIRE(rows_.is_scalar() && cols_.is_scalar(), ParseError,
+                where() << ": rand expects scalar rows and cols operands");
+  spec_.min = number(3, "min");
+  spec_.max = number(4, "max");
+  spec_.sparsity = number(5, "sparsity");
+  const double seed = number(6, "seed");
+  DMLRT_REQUIRE(seed == std::floor(seed), ParseError,
+                where() << ": rand seed must be an integer, got '" << field(6) << "'");
+  seed_ = static_cast<int64_t>(seed);
+  std::string pdf = field(7);
+  for (auto& c : pdf) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (pdf == "uniform")
+    spec_.pdf = kernels::cpu::RandPdf::kUniform;
+  else if (pdf == "normal")
+    spec_.pdf = kernels::cpu::RandPdf::kNormal;
+  else if (pdf == "poisson")
+    spec_.pdf = kernels::cpu::RandPdf::kPoisson;
+  else
+    DMLRT_FAIL(ParseError, where() << ": rand: unsupported distribution '" << field(7)
+                                   << "' (expected uniform, normal or poisson)");
+  spec_.lambda = number(8, "lambda");
+  out_ = operand(num_fields() - 1);
+  DMLRT_REQUIRE(out_.is_matrix(), ParseError,
+                where() << ": rand expects a matrix output, got " << out_.to_string());
+}
+
+double RandInstruction::number(size_t i, const char* what) const {
+  const std::string& s = field(i);
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  DMLRT_REQUIRE(!s.empty() && *end == '\0', ParseError,
+                where() << ": rand " << what << " must be a number, got '" << s << "'");
+  return v;
+}
+
+kernels::cpu::RandSpec RandInstruction::checked_spec(ExecutionContext& ec) const {
+  kernels::cpu::RandSpec spec = spec_;
+  spec.rows = long_value(ec.scalar(rows_));
+  spec.cols = long_value(ec.scalar(cols_));
+  // SystemDS: "Invalid matrix characteristics: -1x2, 1.0".
+  DMLRT_REQUIRE(spec.rows >= 0 && spec.cols >= 0 && spec.sparsity >= 0.0 && spec.sparsity <= 1.0,
+                RuntimeError,
+                "rand: invalid matrix characteristics: " << spec.rows << "x" << spec.cols
+                                                         << ", sparsity "
+                                                         << format_double_java(spec.sparsity));
+  DMLRT_REQUIRE(spec.pdf != kernels::cpu::RandPdf::kPoisson || spec.lambda > 0.0, RuntimeError,
+                "rand: poisson lambda must be positive, got " << format_double_java(spec.lambda));
+  return spec;
+}
+
+kernels::cpu::RandSpec RandInstruction::run_spec(ExecutionContext& ec) const {
+  kernels::cpu::RandSpec spec = checked_spec(ec);
+  spec.seed = seed_ == -1 ? fresh_seed(ec.options().seed) : static_cast<uint64_t>(seed_);
+  return spec;
+}
+
+// Only the output: rand has no matrix inputs.
+int64_t RandInstruction::device_bytes(ExecutionContext& ec) const {
+  const kernels::cpu::RandSpec spec = checked_spec(ec);
+  return dense_device_bytes(ec.options().gpu.get(), spec.rows, spec.cols);
+}
+
+void RandInstruction::run_cpu(ExecutionContext& ec) {
+  ec.set_matrix(out_.name, kernels::cpu::rand_matrix(run_spec(ec)));
+}
+
+SeqInstruction::SeqInstruction(InstructionText t) : Instruction(std::move(t)) {
+  // rows, cols and blen are the compile-time size (-1 when unknown); the run-time values decide.
+  expect_fields(7);
+  from_ = operand(3);
+  to_ = operand(4);
+  incr_ = operand(5);
+  out_ = operand(6);
+  for (const Operand* op : {&from_, &to_, &incr_})
+    DMLRT_REQUIRE(
+        op->is_scalar(), ParseError,
+        where() << ": seq expects scalar from, to and incr operands, got " << op->to_string());
+  DMLRT_REQUIRE(out_.is_matrix(), ParseError,
+                where() << ": seq expects a matrix output, got " << out_.to_string());
+}
+
+SeqInstruction::Args SeqInstruction::args(ExecutionContext& ec) const {
+  const double from = ec.scalar(from_).to_double();
+  const double to = ec.scalar(to_).to_double();
+  double incr = ec.scalar(incr_).to_double();
+  // SystemDS's checks, in its order (LibMatrixDatagen.updateSeqIncr, generateSequence,
+  // UtilFunctions.getSeqLength): the default increment 1 turns into -1 when from > to, so
+  // seq(3, 1, 1) is 3 2 1 while seq(3, 1, 2) is an error.
+  if (from > to && incr == 1.0) incr = -1.0;
+  DMLRT_REQUIRE(!((from > to && incr > 0) || incr == 0.0), RuntimeError,
+                "seq: wrong sequence increment: from=" << format_double_java(from)
+                                                       << ", to=" << format_double_java(to)
+                                                       << ", incr=" << format_double_java(incr));
+  DMLRT_REQUIRE(
+      std::isfinite(from) && std::isfinite(to) && std::isfinite(incr) && !(from < to && incr < 0),
+      RuntimeError,
+      "seq: invalid seq parameters: (" << format_double_java(from) << ", " << format_double_java(to)
+                                       << ", " << format_double_java(incr) << ")");
+  // The length is checked in doubles before seq_length's int64 conversion: seq(0, 1, 1e-300)
+  // has 1e300 rows, which no int64 holds.
+  const double count = std::floor(to / incr - from / incr) + 1.0;
+  std::ostringstream what;
+  what << "seq(from=" << format_double_java(from) << ", to=" << format_double_java(to)
+       << ", incr=" << format_double_java(incr) << ") with " << format_double_java(count)
+       << " rows";
+  kernels::check_host_bytes(what.str(), "a " + format_double_java(count) + "x1 dense column",
+                            8.0 * count);
+  return Args{from, to, incr};
+}
+
+int64_t SeqInstruction::device_bytes(ExecutionContext& ec) const {
+  const Args a = args(ec);
+  return dense_device_bytes(ec.options().gpu.get(), kernels::cpu::seq_length(a.from, a.to, a.incr),
+                            1);
+}
+
+void SeqInstruction::run_cpu(ExecutionContext& ec) {
+  const Args a = args(ec);
+  ec.set_matrix(out_.name, kernels::cpu::seq_column(a.from, a.to, a.incr));
 }
 
 }  // namespace dmlrt::inst

@@ -1,4 +1,4 @@
-// Shared pieces of the DNN GPU paths; see dnn_gpu_common.h.
+// Shared pieces of the DNN GPU paths, device-free; see dnn_gpu_common.h.
 #include "instructions/dnn_gpu_common.h"
 
 #include <algorithm>
@@ -27,15 +27,5 @@ int64_t dnn_chunk_rows(int64_t n, int64_t bytes_per_row, int64_t fixed_bytes, in
     chunk = std::min(chunk, (kMaxCudnnTensorElements - 1) / elements_per_row);
   return std::max<int64_t>(chunk, 1);
 }
-
-#ifdef DMLRT_WITH_CUDA
-
-int64_t dnn_intermediate_budget(mem::GpuSession& gpu) {
-  if (gpu.options().dnn_budget_bytes >= 0) return gpu.options().dnn_budget_bytes;
-  const mem::MemoryManager& mm = gpu.memory();
-  return mm.budget() > mm.live_bytes() ? static_cast<int64_t>(mm.budget() - mm.live_bytes()) : 0;
-}
-
-#endif  // DMLRT_WITH_CUDA
 
 }  // namespace dmlrt::inst

@@ -1,6 +1,6 @@
 // Shared pieces of the DNN GPU paths (DESIGN.md §5, "DNN ops and memory budgets"): the
-// intermediate budget of one instruction, the batch-chunk size that fits it, and the row fetcher
-// that hands out dense row chunks (memory/row_fetcher.h).
+// intermediate budget of one instruction and the batch-chunk size that fits it (GPU runs fetch
+// dense row chunks with memory/row_fetcher.h).
 //
 // Note [DNN batch splitting]
 // A DNN op whose densified operands, outputs and workspace do not fit the intermediate budget runs
@@ -16,10 +16,9 @@
 #include <initializer_list>
 #include <string>
 
-#ifdef DMLRT_WITH_CUDA
-#include "memory/gpu_session.h"
-#include "memory/row_fetcher.h"
-#endif
+namespace dmlrt::mem {
+class GpuSession;
+}
 
 namespace dmlrt::inst {
 
@@ -35,12 +34,8 @@ bool dnn_product_fits(std::initializer_list<int64_t> factors);
 int64_t dnn_chunk_rows(int64_t n, int64_t bytes_per_row, int64_t fixed_bytes, int64_t budget_bytes,
                        int64_t elements_per_row);
 
-#ifdef DMLRT_WITH_CUDA
-
 // The intermediate budget of one DNN instruction in bytes: GpuSessionOptions::dnn_budget_bytes
-// when set, else the memory manager's budget minus its live bytes.
+// when set, else the memory manager's budget minus its live bytes (dnn_gpu_common_gpu.cpp).
 int64_t dnn_intermediate_budget(mem::GpuSession& gpu);
-
-#endif  // DMLRT_WITH_CUDA
 
 }  // namespace dmlrt::inst

@@ -86,9 +86,14 @@ void ExecutionContext::set_scalar(const Operand& out, const ScalarValue& v) {
   set(out.name, out.value_type == ValueType::kUnknown ? v : v.cast_to(out.value_type));
 }
 
-void Services::run_parts(const std::vector<std::unique_ptr<Instruction>>& parts,
-                         ExecutionContext& ec) {
-  for (const auto& p : parts) p->execute(ec);
+Dims ExecutionContext::dims(const Operand& op) {
+  DMLRT_REQUIRE(!op.literal, RuntimeError,
+                "literal '" << op.name << "' used where a matrix is expected");
+  const std::shared_ptr<MatrixObject>& mo = matrix_object_ref(op.name);
+  const MatrixMeta& m = mo->meta();
+  if (m.rows >= 0 && m.cols >= 0) return Dims{m.rows, m.cols};
+  const auto block = matrix(op.name);  // reads the file
+  return Dims{block->rows(), block->cols()};
 }
 
 }  // namespace dmlrt::inst

@@ -57,11 +57,6 @@ class Services {
   virtual std::vector<std::string> function_outputs(const std::string& key) = 0;
   // Program output (print): stdout for the CLI, a buffer for the API.
   virtual std::ostream& out() = 0;
-  // Runs the original lines of a fused instruction (Instruction::parts) in order, as the plan
-  // would have run them. The interpreter times each in -stats and puts its location in front of
-  // its errors; this default just executes them.
-  virtual void run_parts(const std::vector<std::unique_ptr<Instruction>>& parts,
-                         ExecutionContext& ec);
 };
 
 struct RunOptions {
@@ -72,7 +67,7 @@ struct RunOptions {
   GpuMode gpu_mode = GpuMode::kOff;
 };
 
-class ExecutionContext {
+class ExecutionContext final : public Shapes {
  public:
   ExecutionContext(Services& services, RunOptions options)
       : services_(&services), options_(options) {}
@@ -111,16 +106,9 @@ class ExecutionContext {
   void set_scalar(const Operand& out, const ScalarValue& v);
   void set_scalar(const std::string& name, const ScalarValue& v) { set(name, v); }
 
-  // --- GPU placement (instructions/gpu_placement.h) ---
-  // The session when `inst` runs on the GPU (placement rules of DESIGN.md §4), else null.
-  // `operand_bytes` is the device size of the instruction's inputs and output (-1 = unknown),
-  // used by -gpu to check the budget. A non-null answer starts the instruction's GPU timing and
-  // marks it as run on the GPU (ran_on_gpu), so it must be asked once, before any GPU work.
-  mem::GpuSession* gpu_for(const Instruction& inst, int64_t operand_bytes = -1);
-  // True when the instruction that ran last asked gpu_for and got the GPU; the interpreter reads
-  // and clears it after each instruction (stats name gpu_<opcode>, event timing).
-  bool ran_on_gpu() const { return ran_on_gpu_; }
-  void clear_ran_on_gpu() { ran_on_gpu_ = false; }
+  // Shapes: a matrix operand's actual dims (its metadata; the file is read first when the
+  // metadata lacks them). Throws when `op` is unbound or a scalar.
+  Dims dims(const Operand& op) override;
 
  private:
   Services* services_;
@@ -128,7 +116,6 @@ class ExecutionContext {
   // Hashed: looked up several times per instruction (Note [Allocation bookkeeping cost] in
   // memory/memory_manager.h has the per-instruction budget).
   std::unordered_map<std::string, Value> vars_;
-  bool ran_on_gpu_ = false;
 };
 
 }  // namespace dmlrt::inst

@@ -1,7 +1,8 @@
 // Fused cell-wise chains (built by the plan rewrite of runtime/plan_rewrites.cpp, Note [Fusing
 // cell-wise chains]): what one cell-wise line computes (cell_op_of), the chain a run of such lines
 // forms (FusedCellPlan), and the instruction that runs the chain as one GPU kernel
-// (kernels/cuda/fused_cellwise.h) or, where it cannot, runs the original lines one by one.
+// (kernels/cuda/fused_cellwise.h; fused_cellwise_gpu.cpp) or, where it cannot, has the original
+// lines run one by one.
 #pragma once
 
 #include <optional>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "instructions/instruction.h"
+#include "kernels/cpu/binary.h"
 
 namespace dmlrt::inst {
 
@@ -67,10 +69,45 @@ inline constexpr int kFusedCellMaxScalars = 16;
 // the chain as one kernel, then every rmvar (the rewrite checked that this order is equivalent);
 // elsewhere, or when an operand does not fit the chain at run time (a CPU placement, a missing or
 // unread input, a shape the kernel does not broadcast, an empty matrix, a string scalar, a written
-// variable whose matrix object another name shares), it runs `parts` through
-// ExecutionContext::services().run_parts, exactly as the plan would have.
+// variable whose matrix object another name shares), Instruction::run answers Ran::kParts and the
+// caller runs `parts`, exactly as the plan would have.
 InstructionPtr make_fused_cellwise(FusedCellPlan plan, std::vector<InstructionPtr> parts,
                                    std::vector<bool> is_step);
+
+// What make_fused_cellwise builds (the GPU run is in fused_cellwise_gpu.cpp).
+class FusedCellwiseInstruction final : public Instruction {
+ public:
+  FusedCellwiseInstruction(InstructionText text, FusedCellPlan plan,
+                           std::vector<InstructionPtr> parts, std::vector<bool> is_step,
+                           std::string name);
+
+  std::string stats_name() const override { return name_; }
+  bool has_gpu_impl() const override { return true; }
+  const std::vector<InstructionPtr>* parts() const override { return &parts_; }
+  const FusedCellPlan& plan() const { return plan_; }
+
+ private:
+  // Every step would have run on the GPU: its inputs and output, full size (4 times the first
+  // input's dense size), within the budget under -gpu.
+  int64_t device_bytes(ExecutionContext& ec) const override;
+  // The operands fit the kernel (see make_fused_cellwise); caches what run_gpu needs.
+  bool gpu_applicable(ExecutionContext& ec) override;
+  // Never reached: the CPU side is the parts (Ran::kParts).
+  void run_cpu(ExecutionContext& ec) override;
+  DMLRT_RUN_GPU;
+
+  // The createvar lines (before the kernel) or the rmvar lines (after it).
+  void run_bookkeeping(ExecutionContext& ec, bool before);
+
+  FusedCellPlan plan_;
+  std::vector<InstructionPtr> parts_;
+  std::vector<bool> is_step_;
+  std::string name_;
+  // Found by gpu_applicable for the run_gpu that follows it.
+  mutable int64_t rows_ = 0, cols_ = 0;
+  mutable std::vector<kernels::cpu::Broadcast> input_shape_;  // kNone: the chain's shape
+  mutable std::vector<double> scalars_;
+};
 
 // The chain of an instruction make_fused_cellwise built; null for any other instruction.
 const FusedCellPlan* fused_cellwise_plan(const Instruction& i);

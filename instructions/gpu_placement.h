@@ -1,16 +1,14 @@
-// Where an instruction runs (DESIGN.md §4) and how a GPU implementation reaches its data: the
-// placement rule, the pinned device view of an input (DeviceRead) and output binding. Every GPU
-// instruction family uses these; see Note [Writing a GPU instruction].
+// Where an instruction runs (DESIGN.md §4) and how a GPU run reaches its data: the placement rule
+// that Instruction::run applies, the pinned device view of an input (DeviceRead) and output
+// binding. Every GPU instruction family uses these; see Note [Writing a GPU instruction].
 //
 // Note [Writing a GPU instruction]
-//   bool has_gpu_impl() const override { return true; }   // per family / operand kinds
-//   void execute(ExecutionContext& ec) override {
-//   #ifdef DMLRT_WITH_CUDA
-//     if (mem::GpuSession* gpu = ec.gpu_for(*this, bytes)) return execute_gpu(ec, *gpu);
-//   #endif
-//     ... CPU path ...
-//   }
-//   void execute_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
+// In the class (instructions/<family>_instructions.h), beside run_cpu:
+//   bool has_gpu_impl() const override { return true; }        // per operand kinds
+//   int64_t device_bytes(ExecutionContext& ec) const override;  // inputs + output, from metadata
+//   DMLRT_RUN_GPU;
+// and in <family>_gpu.cpp (CUDA builds only):
+//   void XInstruction::run_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
 //     DeviceRead a = gpu_read(ec, gpu, in1_);          // H2D if needed; pinned until scope end
 //     const mem::DeviceMatrix& ad = a.dense(gpu);       // temp dense view when the copy is CSR
 //     mem::DeviceMatrix c = mem::DeviceMatrix::dense(gpu.memory(), m, n, gpu.dtype(),
@@ -18,8 +16,9 @@
 //     kernels::cuda::launch_xxx(ad.values_as<double>(), ..., gpu.stream());  // never synchronise
 //     set_gpu_output(ec, gpu, out_.name, std::move(c));   // device copy, dirty; no D2H
 //   }
-// Scalars a GPU op computes are read with gpu.read_element (synchronous; only for scalar outputs).
-// Shape checks and errors are the CPU path's. In a CPU-only build gpu_for always answers null.
+// Instruction::run has checked the shapes (check()) and started the GPU timing before run_gpu;
+// neither run repeats the checks. Scalars a GPU op computes are read with gpu.read_element
+// (synchronous; only for scalar outputs).
 #pragma once
 
 #include <cstdint>
@@ -41,13 +40,17 @@ enum class Placement { kCpu, kGpu };
 Placement choose_placement(ExecType exec_type, GpuMode mode, bool device_usable, bool has_gpu_impl,
                            int64_t operand_bytes, int64_t budget_bytes);
 
-// True when gpu_for would look at operand_bytes for `inst` (a CP line under -gpu); otherwise
-// instructions may pass -1 and skip the metadata lookups that size their operands.
+// True when the placement weighs the operands' device bytes for `inst` (a CP line under -gpu);
+// only then does Instruction::run ask device_bytes.
 bool placement_needs_bytes(const ExecutionContext& ec, const Instruction& inst);
 
 // Device bytes of a (rows, cols) dense matrix in the session's element type (-1 when a dim is
-// unknown); instructions sum these over inputs and output for gpu_for.
+// unknown); instructions sum these over inputs and output in device_bytes.
 int64_t dense_device_bytes(const mem::GpuSession* gpu, int64_t rows, int64_t cols);
+// The device budget -gpu weighs operands against (the memory manager's).
+int64_t gpu_budget_bytes(mem::GpuSession& gpu);
+
+// --- device access: defined in gpu_placement_gpu.cpp, called only from GPU runs ---
 
 // A matrix input's device copy, pinned for reading while this object lives.
 class DeviceRead {

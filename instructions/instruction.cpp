@@ -5,6 +5,11 @@
 #include <cctype>
 
 #include "gpu_context/error.h"
+#include "instructions/gpu_placement.h"
+
+#ifdef DMLRT_WITH_CUDA
+#include "memory/gpu_session.h"
+#endif
 
 namespace dmlrt::inst {
 namespace {
@@ -42,6 +47,48 @@ std::string InstructionText::to_raw() const {
   std::string s = std::string(name_of(exec_type)) + kOperandDelim + opcode;
   for (const auto& f : fields) s += kOperandDelim + f;
   return s;
+}
+
+Ran Instruction::run(ExecutionContext& ec) { return run_as(ec, *this); }
+
+void Instruction::execute(ExecutionContext& ec) {
+  if (run(ec) != Ran::kParts) return;
+  for (const auto& p : *parts()) p->execute(ec);
+}
+
+Ran Instruction::run_as(ExecutionContext& ec, const Instruction& named) {
+  InstructionPtr built;
+  Instruction& t = target(ec, built);
+  if (&t != this) return t.run_as(ec, named);
+  check(ec);
+#ifdef DMLRT_WITH_CUDA
+  if (mem::GpuSession* gpu = placement(ec)) {
+    // Note [GPU instruction timing] (memory/gpu_session.h): events around the stream's work.
+    gpu->begin_instruction();
+    run_gpu(ec, *gpu);
+    if (gpu->uses_instruction_names()) gpu->end_instruction("gpu_" + named.stats_name());
+    return Ran::kGpu;
+  }
+#else
+  (void)named;  // a CPU-only build has no session to place anything on
+#endif
+  if (parts() != nullptr) return Ran::kParts;
+  run_cpu(ec);
+  return Ran::kCpu;
+}
+
+mem::GpuSession* Instruction::placement(ExecutionContext& ec) {
+  mem::GpuSession* gpu = ec.options().gpu.get();
+  if (gpu == nullptr || !has_gpu_impl()) return nullptr;
+  const int64_t bytes = placement_needs_bytes(ec, *this) ? device_bytes(ec) : -1;
+  if (choose_placement(exec_type(), ec.options().gpu_mode, true, true, bytes,
+                       gpu_budget_bytes(*gpu)) == Placement::kCpu)
+    return nullptr;
+  return gpu_applicable(ec) ? gpu : nullptr;
+}
+
+void Instruction::run_gpu(ExecutionContext&, mem::GpuSession&) {
+  DMLRT_FAIL(NotSupported, where() << ": " << opcode() << " has no GPU implementation");
 }
 
 std::string Instruction::where() const {

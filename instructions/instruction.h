@@ -1,8 +1,26 @@
-// The instruction base class and the parsed text every instruction is built from.
-// Life cycle (STYLE.md 11): the constructor parses operands and checks what it can without data;
-// execute() checks shapes against the actual inputs and runs the op.
+// The instruction base class, its life cycle, and the parsed text every instruction is built from.
+//
+// Note [Instruction life cycle]
+// An instruction is built once from its plan line and run any number of times. It declares:
+//   constructor    parses its fields and checks what the text alone decides (field counts, operand
+//                  kinds); errors are ParseErrors naming the line.
+//   check(shapes)  its shape rules, once: matrix operands' dims against each other. At run time
+//                  the dims are the inputs' actual ones; -explain runs it with the plan's dims,
+//                  where -1 (unknown) lets every rule pass. Neither run repeats these rules.
+//   has_gpu_impl() whether it has a GPU run for its operand kinds, and device_bytes(ec) the device
+//                  size of its inputs and output (asked only where -gpu's budget rule needs it).
+//   run_cpu(ec)    the CPU run (kernels/cpu).
+//   run_gpu(ec, gpu)  the GPU run, declared with DMLRT_RUN_GPU and defined in the family's
+//                  <family>_gpu.cpp, which only CUDA builds compile.
+// run(ec), not virtual, is the one entry: it checks, decides the placement once (DESIGN.md §4,
+// gpu_placement.h), starts and ends the GPU timing around run_gpu, or calls run_cpu, and says
+// which ran. An instruction that stands for several plan lines (parts(): a fused chain) and is not
+// placed on the GPU runs nothing and answers Ran::kParts: the caller runs the lines, each through
+// this same life cycle, so -stats times them one by one. A wrapper (a line with ¶name¶
+// placeholders, a renamed fused conv) names the instruction that does the work with target(ec).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -11,7 +29,26 @@
 #include "instructions/operand.h"
 #include "instructions/types.h"
 
+namespace dmlrt::mem {
+class GpuSession;
+}
+
+// Declares an instruction class's GPU run, defined in <family>_gpu.cpp. A CPU-only build declares
+// nothing (those files are not compiled there) and never places anything on a GPU.
+#ifdef DMLRT_WITH_CUDA
+#define DMLRT_RUN_GPU void run_gpu(ExecutionContext& ec, mem::GpuSession& gpu) override
+#else
+#define DMLRT_RUN_GPU static_assert(true, "CPU-only build: no GPU run")
+#endif
+
 namespace dmlrt::inst {
+
+// What Instruction::run did.
+enum class Ran {
+  kCpu,    // run_cpu ran
+  kGpu,    // run_gpu ran (its time is measured with events on the GPU stream)
+  kParts,  // nothing ran: the caller runs parts() in order
+};
 
 struct SourceLocation {
   std::string file;  // plan file ("" for text given through the API)
@@ -40,12 +77,19 @@ class Instruction {
   Instruction(const Instruction&) = delete;
   Instruction& operator=(const Instruction&) = delete;
 
-  virtual void execute(ExecutionContext& ec) = 0;
+  // The life cycle (Note [Instruction life cycle]): check, place, run on one side.
+  Ran run(ExecutionContext& ec);
+  // run(), and where it answers kParts, the parts in order the same way: for callers that keep no
+  // -stats (tests, a fused chain's bookkeeping lines).
+  void execute(ExecutionContext& ec);
+
+  // The shape rules (Note [Instruction life cycle]); throws ShapeError naming the opcode, the
+  // operands and their dims. Unknown dims (-1) pass.
+  virtual void check(Shapes& shapes) const { (void)shapes; }
   // Heavy-hitter name in -stats (the opcode; function calls override it with the function name).
-  // The interpreter prefixes gpu_ when the instruction ran on the GPU (ExecutionContext::ran_on_gpu).
+  // The interpreter prefixes gpu_ when the instruction ran on the GPU (Ran::kGpu).
   virtual std::string stats_name() const { return text_.opcode; }
-  // True when this instruction (for its operand kinds) has a GPU implementation that execute()
-  // uses when ExecutionContext::gpu_for answers with a session (instructions/gpu_placement.h).
+  // True when this instruction (for its operand kinds) has a GPU run (run_gpu).
   virtual bool has_gpu_impl() const { return false; }
   // The plan lines this instruction stands for when a plan rewrite fused several into it
   // (instructions/fused_cellwise.h): -explain prints them in its place. Null otherwise.
@@ -58,6 +102,33 @@ class Instruction {
   std::string where() const;
 
  protected:
+  // Device bytes of the inputs and the output, from the metadata (-1 when a shape is unknown);
+  // -gpu places a CP line on the GPU only when this is known and within the budget.
+  virtual int64_t device_bytes(ExecutionContext& ec) const {
+    (void)ec;
+    return -1;
+  }
+  // Checked at run time after has_gpu_impl: false when this run cannot go to the GPU after all
+  // (a fused chain whose inputs are not the shapes its kernel handles); run_cpu (or the parts)
+  // runs instead, as the plan would have.
+  virtual bool gpu_applicable(ExecutionContext& ec) {
+    (void)ec;
+    return true;
+  }
+  virtual void run_cpu(ExecutionContext& ec) = 0;
+  // Reached only through run() with a session; the base class's raises an internal error.
+  virtual void run_gpu(ExecutionContext& ec, mem::GpuSession& gpu);
+  // The instruction that does the work when this one wraps another (see the Note), run through
+  // the whole life cycle in this one's place: a member (a renamed fused conv), or one built for
+  // this run only and handed over in `built`, which run() keeps alive until the run ends (a line
+  // with placeholders; a recursive function may reach the same line while it runs). A wrapper
+  // never wraps an instruction with parts().
+  virtual Instruction& target(ExecutionContext& ec, std::unique_ptr<Instruction>& built) {
+    (void)ec;
+    (void)built;
+    return *this;
+  }
+
   size_t num_fields() const { return text_.fields.size(); }
   const std::string& field(size_t i) const;
   Operand operand(size_t i) const;
@@ -66,6 +137,11 @@ class Instruction {
   void expect_fields(size_t n) const { expect_fields(n, n); }
 
  private:
+  // run() on the instruction that does the work; `named` gives the -stats name (the wrapper's).
+  Ran run_as(ExecutionContext& ec, const Instruction& named);
+  // The session when this run goes to the GPU (DESIGN.md §4 via choose_placement), else null.
+  mem::GpuSession* placement(ExecutionContext& ec);
+
   InstructionText text_;
 };
 

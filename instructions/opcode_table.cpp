@@ -1,185 +1,217 @@
-// The opcode table and the placeholder-patching wrapper.
+// The opcode table (each opcode names its instruction's constructor) and the placeholder-patching
+// wrapper.
 #include "instructions/opcode_table.h"
 
 #include <algorithm>
 #include <unordered_map>
 
 #include "gpu_context/error.h"
-#include "instructions/families.h"
+#include "instructions/aggregate_instructions.h"
+#include "instructions/append_instructions.h"
+#include "instructions/binary_instructions.h"
+#include "instructions/control_instructions.h"
+#include "instructions/ctable_instructions.h"
+#include "instructions/datagen_instructions.h"
+#include "instructions/dnn_batchnorm_instructions.h"
+#include "instructions/dnn_conv_instructions.h"
+#include "instructions/dnn_lstm_instructions.h"
+#include "instructions/dnn_pool_instructions.h"
+#include "instructions/eigen_instruction.h"
+#include "instructions/function_call_instruction.h"
+#include "instructions/indexing_instructions.h"
+#include "instructions/matmult_instructions.h"
+#include "instructions/nary_instructions.h"
+#include "instructions/parameterized_instructions.h"
+#include "instructions/reorg_instructions.h"
+#include "instructions/solve_instruction.h"
+#include "instructions/sort_instructions.h"
+#include "instructions/stats_instructions.h"
+#include "instructions/ternary_instructions.h"
+#include "instructions/unary_instructions.h"
+#include "instructions/variable_instructions.h"
 
 namespace dmlrt::inst {
 namespace {
 
+// The instruction behind an opcode, built from its text.
+template <typename I>
+InstructionPtr construct(InstructionText text) {
+  return std::make_unique<I>(std::move(text));
+}
+
+// Each opcode names its constructor; `true` marks opcodes with a GPU run for some operand kinds
+// (OpcodeEntry::gpu).
 const std::vector<OpcodeEntry> kTable = {
-    // variables
-    {"createvar", make_variable, "variable"},
-    {"rmvar", make_variable, "variable"},
-    {"cpvar", make_variable, "variable"},
-    {"mvvar", make_variable, "variable"},
-    {"assignvar", make_variable, "variable"},
-    {"rmfilevar", make_variable, "variable"},
-    {"write", make_variable, "variable"},
-    {"read", make_variable, "variable"},
-    {"setfilename", make_variable, "variable"},
-    {"castdts", make_variable, "variable"},
-    {"castdtm", make_variable, "variable"},
-    {"castvtd", make_variable, "variable"},
-    {"castvti", make_variable, "variable"},
-    {"castvtb", make_variable, "variable"},
-    // control
-    {"print", make_control, "control"},
-    {"stop", make_control, "control"},
-    {"assert", make_control, "control"},
-    {"fcall", make_function_call, "function"},
-    // data generation
-    {"rand", make_datagen, "datagen"},
-    {"seq", make_datagen, "datagen"},
-    // matrix multiply
-    {"ba+*", make_matmult, "matmult"},
-    {"tsmm", make_matmult, "matmult"},
-    {"mmchain", make_matmult, "matmult"},
-    // cell-wise binary
-    {"+", make_binary, "binary"},
-    {"-", make_binary, "binary"},
-    {"*", make_binary, "binary"},
-    {"/", make_binary, "binary"},
-    {"^", make_binary, "binary"},
-    {"%%", make_binary, "binary"},
-    {"%/%", make_binary, "binary"},
-    {"==", make_binary, "binary"},
-    {"!=", make_binary, "binary"},
-    {"<", make_binary, "binary"},
-    {">", make_binary, "binary"},
-    {"<=", make_binary, "binary"},
-    {">=", make_binary, "binary"},
-    {"&&", make_binary, "binary"},
-    {"||", make_binary, "binary"},
-    {"min", make_binary, "binary"},
-    {"max", make_binary, "binary"},
-    {"1-*", make_binary, "binary"},
-    {"-nz", make_binary, "binary"},
-    {"xor", make_binary, "binary"},
-    // n-ary cell-wise (chains of + and *, min/max of 3+ arguments)
-    {"n+", make_nary, "nary"},
-    {"n*", make_nary, "nary"},
-    {"nmin", make_nary, "nary"},
-    {"nmax", make_nary, "nary"},
-    // ternary
-    {"ifelse", make_ternary, "ternary"},
-    {"+*", make_ternary, "ternary"},
-    {"-*", make_ternary, "ternary"},
-    // unary builtins
-    {"exp", make_unary, "unary"},
-    {"log", make_unary, "unary"},
-    {"abs", make_unary, "unary"},
-    {"sqrt", make_unary, "unary"},
-    {"round", make_unary, "unary"},
-    {"floor", make_unary, "unary"},
-    {"ceil", make_unary, "unary"},
-    {"sin", make_unary, "unary"},
-    {"cos", make_unary, "unary"},
-    {"tan", make_unary, "unary"},
-    {"sinh", make_unary, "unary"},
-    {"cosh", make_unary, "unary"},
-    {"tanh", make_unary, "unary"},
-    {"asin", make_unary, "unary"},
-    {"acos", make_unary, "unary"},
-    {"atan", make_unary, "unary"},
-    {"sign", make_unary, "unary"},
-    {"sigmoid", make_unary, "unary"},
-    {"!", make_unary, "unary"},
-    {"^2", make_unary, "unary"},
-    {"*2", make_unary, "unary"},
-    {"ucumk+", make_unary, "unary"},
-    {"ucum*", make_unary, "unary"},
-    {"ucummin", make_unary, "unary"},
-    {"ucummax", make_unary, "unary"},
-    {"ucumk+*", make_unary, "unary"},
-    {"softmax", make_unary, "unary"},
-    {"isnan", make_unary, "unary"},
-    {"urowcumk+", make_unary, "unary"},
-    // aggregates
-    {"ua+", make_aggregate, "aggregate"},
-    {"uak+", make_aggregate, "aggregate"},
-    {"uar+", make_aggregate, "aggregate"},
-    {"uark+", make_aggregate, "aggregate"},
-    {"uac+", make_aggregate, "aggregate"},
-    {"uack+", make_aggregate, "aggregate"},
-    {"ua*", make_aggregate, "aggregate"},
-    {"uar*", make_aggregate, "aggregate"},
-    {"uac*", make_aggregate, "aggregate"},
-    {"uamean", make_aggregate, "aggregate"},
-    {"uarmean", make_aggregate, "aggregate"},
-    {"uacmean", make_aggregate, "aggregate"},
-    {"uamax", make_aggregate, "aggregate"},
-    {"uarmax", make_aggregate, "aggregate"},
-    {"uacmax", make_aggregate, "aggregate"},
-    {"uamin", make_aggregate, "aggregate"},
-    {"uarmin", make_aggregate, "aggregate"},
-    {"uacmin", make_aggregate, "aggregate"},
-    {"uasqk+", make_aggregate, "aggregate"},
-    {"uarsqk+", make_aggregate, "aggregate"},
-    {"uacsqk+", make_aggregate, "aggregate"},
-    {"uavar", make_aggregate, "aggregate"},
-    {"uarvar", make_aggregate, "aggregate"},
-    {"uacvar", make_aggregate, "aggregate"},
-    {"uarimax", make_aggregate, "aggregate"},
-    {"uarimin", make_aggregate, "aggregate"},
-    {"nrow", make_aggregate, "aggregate"},
-    {"ncol", make_aggregate, "aggregate"},
-    {"length", make_aggregate, "aggregate"},
-    // reorg
-    {"r'", make_reorg, "reorg"},
-    {"rshape", make_reorg, "reorg"},
-    {"rdiag", make_reorg, "reorg"},
-    {"rev", make_reorg, "reorg"},
-    // indexing
-    {"rightindex", make_indexing, "indexing"},
-    {"leftindex", make_indexing, "indexing"},
-    // append
-    {"append", make_append, "append"},
-    {"cbind", make_append, "append"},
-    {"rbind", make_append, "append"},
-    // linear algebra
-    {"solve", make_solve, "solve"},
-    // parameterized builtins, table(), sorting and order statistics, eigen, statistics
-    {"replace", make_parameterized, "parameterized"},
-    {"contains", make_parameterized, "parameterized"},
-    {"rexpand", make_parameterized, "parameterized"},
-    {"groupedagg", make_parameterized, "parameterized"},
-    {"tostring", make_parameterized, "parameterized"},
-    {"ctable", make_ctable, "ctable"},
-    {"ctableexpand", make_ctable, "ctable"},
-    {"rsort", make_sort, "sort"},
-    {"qsort", make_sort, "sort"},
-    {"qpick", make_sort, "sort"},
-    {"eigen", make_eigen, "eigen"},
-    {"cov", make_stats, "stats"},
-    {"cm", make_stats, "stats"},
-    {"tak+*", make_stats, "stats"},
-    {"tack+*", make_stats, "stats"},
-    // DNN
-    {"conv2d", make_dnn, "dnn"},
-    {"conv2d_bias_add", make_dnn, "dnn"},
-    {"conv2d_backward_filter", make_dnn, "dnn"},
-    {"conv2d_backward_data", make_dnn, "dnn"},
-    {"maxpooling", make_dnn, "dnn"},
-    {"maxpooling_backward", make_dnn, "dnn"},
-    {"avgpooling", make_dnn, "dnn"},
-    {"avgpooling_backward", make_dnn, "dnn"},
-    {"relu_maxpooling", make_dnn, "dnn"},
-    {"relu_maxpooling_backward", make_dnn, "dnn"},
-    {"relu_backward", make_dnn, "dnn"},
-    {"bias_add", make_dnn, "dnn"},
-    {"bias_multiply", make_dnn, "dnn"},
-    {"channel_sums", make_dnn, "dnn"},
-    {"batch_norm2d", make_dnn, "dnn"},
-    {"batch_norm2d_backward", make_dnn, "dnn"},
-    {"batch_norm2d_test", make_dnn, "dnn"},
-    {"batch_norm2d_train", make_dnn, "dnn"},
-    {"lstm", make_dnn, "dnn"},
-    {"lstm_backward", make_dnn, "dnn"},
-    {"update_nesterov_x", make_dnn, "dnn"},
+    // variables (variable_instructions.h)
+    {"createvar", construct<CreateVarInstruction>, "variable"},
+    {"rmvar", construct<RmVarInstruction>, "variable"},
+    {"cpvar", construct<CpVarInstruction>, "variable"},
+    {"mvvar", construct<MvVarInstruction>, "variable"},
+    {"assignvar", construct<AssignVarInstruction>, "variable"},
+    {"rmfilevar", construct<RmFileVarInstruction>, "variable"},
+    {"write", construct<WriteInstruction>, "variable"},
+    {"read", construct<ReadInstruction>, "variable"},
+    {"setfilename", construct<SetFileNameInstruction>, "variable"},
+    {"castdts", construct<CastInstruction>, "variable"},
+    {"castdtm", construct<CastInstruction>, "variable"},
+    {"castvtd", construct<CastInstruction>, "variable"},
+    {"castvti", construct<CastInstruction>, "variable"},
+    {"castvtb", construct<CastInstruction>, "variable"},
+    // control (control_instructions.h, function_call_instruction.h)
+    {"print", construct<ControlInstruction>, "control"},
+    {"stop", construct<ControlInstruction>, "control"},
+    {"assert", construct<ControlInstruction>, "control"},
+    {"fcall", construct<FunctionCallInstruction>, "function"},
+    // data generation (datagen_instructions.h)
+    {"rand", construct<RandInstruction>, "datagen", true},
+    {"seq", construct<SeqInstruction>, "datagen", true},
+    // matrix multiply (matmult_instructions.h)
+    {"ba+*", construct<MatMultInstruction>, "matmult", true},
+    {"tsmm", construct<TsmmInstruction>, "matmult", true},
+    {"mmchain", construct<MMChainInstruction>, "matmult"},
+    // cell-wise binary (binary_instructions.h)
+    {"+", construct<BinaryInstruction>, "binary", true},
+    {"-", construct<BinaryInstruction>, "binary", true},
+    {"*", construct<BinaryInstruction>, "binary", true},
+    {"/", construct<BinaryInstruction>, "binary", true},
+    {"^", construct<BinaryInstruction>, "binary", true},
+    {"%%", construct<BinaryInstruction>, "binary", true},
+    {"%/%", construct<BinaryInstruction>, "binary", true},
+    {"==", construct<BinaryInstruction>, "binary", true},
+    {"!=", construct<BinaryInstruction>, "binary", true},
+    {"<", construct<BinaryInstruction>, "binary", true},
+    {">", construct<BinaryInstruction>, "binary", true},
+    {"<=", construct<BinaryInstruction>, "binary", true},
+    {">=", construct<BinaryInstruction>, "binary", true},
+    {"&&", construct<BinaryInstruction>, "binary", true},
+    {"||", construct<BinaryInstruction>, "binary", true},
+    {"min", construct<BinaryInstruction>, "binary", true},
+    {"max", construct<BinaryInstruction>, "binary", true},
+    {"1-*", construct<BinaryInstruction>, "binary", true},
+    {"-nz", construct<BinaryInstruction>, "binary", true},
+    {"xor", construct<BinaryInstruction>, "binary"},
+    // n-ary cell-wise: chains of + and *, min/max of 3+ arguments (nary_instructions.h)
+    {"n+", construct<NaryInstruction>, "nary"},
+    {"n*", construct<NaryInstruction>, "nary"},
+    {"nmin", construct<NaryInstruction>, "nary"},
+    {"nmax", construct<NaryInstruction>, "nary"},
+    // ternary (ternary_instructions.h)
+    {"ifelse", construct<TernaryInstruction>, "ternary", true},
+    {"+*", construct<TernaryInstruction>, "ternary", true},
+    {"-*", construct<TernaryInstruction>, "ternary", true},
+    // unary builtins (unary_instructions.h); log with a base is another class, picked by form
+    {"exp", construct<UnaryInstruction>, "unary", true},
+    {"log", UnaryInstruction::make, "unary", true},
+    {"abs", construct<UnaryInstruction>, "unary", true},
+    {"sqrt", construct<UnaryInstruction>, "unary", true},
+    {"round", construct<UnaryInstruction>, "unary", true},
+    {"floor", construct<UnaryInstruction>, "unary", true},
+    {"ceil", construct<UnaryInstruction>, "unary", true},
+    {"sin", construct<UnaryInstruction>, "unary", true},
+    {"cos", construct<UnaryInstruction>, "unary", true},
+    {"tan", construct<UnaryInstruction>, "unary", true},
+    {"sinh", construct<UnaryInstruction>, "unary", true},
+    {"cosh", construct<UnaryInstruction>, "unary", true},
+    {"tanh", construct<UnaryInstruction>, "unary", true},
+    {"asin", construct<UnaryInstruction>, "unary", true},
+    {"acos", construct<UnaryInstruction>, "unary", true},
+    {"atan", construct<UnaryInstruction>, "unary", true},
+    {"sign", construct<UnaryInstruction>, "unary", true},
+    {"sigmoid", construct<UnaryInstruction>, "unary", true},
+    {"!", construct<UnaryInstruction>, "unary", true},
+    {"^2", construct<UnaryInstruction>, "unary", true},
+    {"*2", construct<UnaryInstruction>, "unary", true},
+    {"ucumk+", construct<UnaryInstruction>, "unary", true},
+    {"ucum*", construct<UnaryInstruction>, "unary", true},
+    {"ucummin", construct<UnaryInstruction>, "unary", true},
+    {"ucummax", construct<UnaryInstruction>, "unary", true},
+    {"ucumk+*", construct<UnaryInstruction>, "unary", true},
+    {"softmax", construct<UnaryInstruction>, "unary", true},
+    {"isnan", construct<UnaryInstruction>, "unary"},
+    {"urowcumk+", construct<UnaryInstruction>, "unary"},
+    // aggregates (aggregate_instructions.h)
+    {"ua+", construct<AggregateInstruction>, "aggregate", true},
+    {"uak+", construct<AggregateInstruction>, "aggregate", true},
+    {"uar+", construct<AggregateInstruction>, "aggregate", true},
+    {"uark+", construct<AggregateInstruction>, "aggregate", true},
+    {"uac+", construct<AggregateInstruction>, "aggregate", true},
+    {"uack+", construct<AggregateInstruction>, "aggregate", true},
+    {"ua*", construct<AggregateInstruction>, "aggregate", true},
+    {"uar*", construct<AggregateInstruction>, "aggregate", true},
+    {"uac*", construct<AggregateInstruction>, "aggregate", true},
+    {"uamean", construct<AggregateInstruction>, "aggregate", true},
+    {"uarmean", construct<AggregateInstruction>, "aggregate", true},
+    {"uacmean", construct<AggregateInstruction>, "aggregate", true},
+    {"uamax", construct<AggregateInstruction>, "aggregate", true},
+    {"uarmax", construct<AggregateInstruction>, "aggregate", true},
+    {"uacmax", construct<AggregateInstruction>, "aggregate", true},
+    {"uamin", construct<AggregateInstruction>, "aggregate", true},
+    {"uarmin", construct<AggregateInstruction>, "aggregate", true},
+    {"uacmin", construct<AggregateInstruction>, "aggregate", true},
+    {"uasqk+", construct<AggregateInstruction>, "aggregate", true},
+    {"uarsqk+", construct<AggregateInstruction>, "aggregate", true},
+    {"uacsqk+", construct<AggregateInstruction>, "aggregate", true},
+    {"uavar", construct<AggregateInstruction>, "aggregate", true},
+    {"uarvar", construct<AggregateInstruction>, "aggregate", true},
+    {"uacvar", construct<AggregateInstruction>, "aggregate", true},
+    {"uarimax", construct<AggregateInstruction>, "aggregate", true},
+    {"uarimin", construct<AggregateInstruction>, "aggregate", true},
+    {"nrow", construct<DimsInstruction>, "aggregate"},
+    {"ncol", construct<DimsInstruction>, "aggregate"},
+    {"length", construct<DimsInstruction>, "aggregate"},
+    // reorg (reorg_instructions.h)
+    {"r'", construct<TransposeInstruction>, "reorg", true},
+    {"rshape", construct<ReshapeInstruction>, "reorg", true},
+    {"rdiag", construct<DiagInstruction>, "reorg", true},
+    {"rev", construct<ReverseInstruction>, "reorg", true},
+    // indexing (indexing_instructions.h)
+    {"rightindex", construct<RightIndexInstruction>, "indexing", true},
+    {"leftindex", construct<LeftIndexInstruction>, "indexing", true},
+    // append (append_instructions.h)
+    {"append", construct<AppendInstruction>, "append", true},
+    {"cbind", construct<AppendInstruction>, "append", true},
+    {"rbind", construct<AppendInstruction>, "append", true},
+    // linear algebra (solve_instruction.h, eigen_instruction.h)
+    {"solve", construct<SolveInstruction>, "solve", true},
+    {"eigen", construct<EigenInstruction>, "eigen"},
+    // parameterized builtins (parameterized_instructions.h), table() (ctable_instructions.h)
+    {"replace", construct<ParameterizedInstruction>, "parameterized"},
+    {"contains", construct<ParameterizedInstruction>, "parameterized"},
+    {"rexpand", construct<ParameterizedInstruction>, "parameterized"},
+    {"groupedagg", construct<ParameterizedInstruction>, "parameterized"},
+    {"tostring", construct<ParameterizedInstruction>, "parameterized"},
+    {"ctable", construct<CtableInstruction>, "ctable"},
+    {"ctableexpand", construct<CtableInstruction>, "ctable"},
+    // sorting and order statistics (sort_instructions.h), statistics (stats_instructions.h)
+    {"rsort", construct<RsortInstruction>, "sort"},
+    {"qsort", construct<QsortInstruction>, "sort"},
+    {"qpick", construct<QpickInstruction>, "sort"},
+    {"cov", construct<CovInstruction>, "stats"},
+    {"cm", construct<CentralMomentInstruction>, "stats"},
+    {"tak+*", construct<TernaryAggInstruction>, "stats"},
+    {"tack+*", construct<TernaryAggInstruction>, "stats"},
+    // DNN (dnn_conv_instructions.h, dnn_pool_instructions.h, dnn_batchnorm_instructions.h, dnn_lstm_instructions.h)
+    {"conv2d", construct<Conv2dInstruction>, "dnn", true},
+    {"conv2d_bias_add", construct<Conv2dInstruction>, "dnn", true},
+    {"conv2d_backward_filter", construct<Conv2dInstruction>, "dnn", true},
+    {"conv2d_backward_data", construct<Conv2dInstruction>, "dnn", true},
+    {"maxpooling", construct<PoolInstruction>, "dnn", true},
+    {"maxpooling_backward", construct<PoolInstruction>, "dnn", true},
+    {"avgpooling", construct<PoolInstruction>, "dnn", true},
+    {"avgpooling_backward", construct<PoolInstruction>, "dnn", true},
+    {"relu_maxpooling", construct<PoolInstruction>, "dnn", true},
+    {"relu_maxpooling_backward", construct<PoolInstruction>, "dnn", true},
+    {"relu_backward", construct<BinaryDnnInstruction>, "dnn", true},
+    {"bias_add", construct<BinaryDnnInstruction>, "dnn", true},
+    {"bias_multiply", construct<BinaryDnnInstruction>, "dnn", true},
+    {"channel_sums", construct<ChannelSumsInstruction>, "dnn", true},
+    {"batch_norm2d", construct<BatchNormForwardInstruction>, "dnn", true},
+    {"batch_norm2d_test", construct<BatchNormForwardInstruction>, "dnn", true},
+    {"batch_norm2d_train", construct<BatchNormForwardInstruction>, "dnn", true},
+    {"batch_norm2d_backward", construct<BatchNormBackwardInstruction>, "dnn", true},
+    {"lstm", construct<LstmInstruction>, "dnn", true},
+    {"lstm_backward", construct<LstmInstruction>, "dnn", true},
+    {"update_nesterov_x", construct<NesterovInstruction>, "dnn", true},
 };
 
 const std::unordered_map<std::string, const OpcodeEntry*>& index() {
@@ -192,12 +224,14 @@ const std::unordered_map<std::string, const OpcodeEntry*>& index() {
 }
 
 // Substitutes ¶name¶ by the current value of scalar `name` (or the file name of matrix `name`),
-// then builds and runs the real instruction (SystemDS's instruction patching).
+// then builds the real instruction (SystemDS's instruction patching), which the base class runs
+// through the whole life cycle under this one's -stats name.
 class PatchedInstruction final : public Instruction {
  public:
   explicit PatchedInstruction(InstructionText text) : Instruction(std::move(text)) {}
 
-  void execute(ExecutionContext& ec) override {
+ private:
+  Instruction& target(ExecutionContext& ec, InstructionPtr& built) override {
     const std::string& raw = text().to_raw();
     const std::string mark = kPlaceholder;
     std::string out;
@@ -218,9 +252,14 @@ class PatchedInstruction final : public Instruction {
       else out += std::get<std::shared_ptr<MatrixObject>>(v)->file_name();
       pos = b + mark.size();
     }
-    InstructionText patched = InstructionText::parse(out, text().loc);
-    InstructionPtr inst = make_instruction(std::move(patched));
-    inst->execute(ec);
+    // Built for this run only (a recursive function may reach this line again while it runs); a
+    // substituted value that itself holds ¶name¶ gives another wrapper, patched in its turn.
+    built = make_instruction(InstructionText::parse(out, text().loc));
+    return *built;
+  }
+
+  void run_cpu(ExecutionContext&) override {
+    DMLRT_FAIL(Error, where() << ": internal: a placeholder line runs its patched instruction");
   }
 };
 

@@ -15,6 +15,9 @@ struct OpcodeEntry {
   const char* opcode;  // lower case
   InstructionFactory factory;
   const char* family;  // for -explain and the README table
+  // Has a GPU run for some operand kinds (Instruction::has_gpu_impl); the backend-vs-reference
+  // registry (tests/gpu/op_registry) must hold samples for every such opcode.
+  bool gpu = false;
 };
 
 // nullptr when the opcode is unknown. `opcode` must be lower case.

@@ -3,6 +3,7 @@
 // 1 an FP64 literal).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,23 @@ struct Operand {
   bool is_matrix() const { return data_type == DataType::kMatrix; }
   bool is_scalar() const { return data_type == DataType::kScalar; }
   std::string to_string() const;  // back to name·DT·VT[·lit]
+};
+
+// A matrix operand's dims as check() sees them; -1 = unknown.
+struct Dims {
+  int64_t rows = -1;
+  int64_t cols = -1;
+  bool known() const { return rows >= 0 && cols >= 0; }
+};
+
+// Where check() gets the dims of matrix operands: the execution context at run time (the inputs'
+// actual dims), the plan's createvar metadata under -explain.
+class Shapes {
+ public:
+  virtual ~Shapes() = default;
+  // The dims of matrix operand `op`; {-1, -1} when unknown here.
+  // Matrices not yet read from their files are read here when their metadata lacks the dims.
+  virtual Dims dims(const Operand& op) = 0;
 };
 
 // The separators of the raw instruction form (UTF-8).

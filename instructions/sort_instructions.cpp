@@ -1,131 +1,110 @@
-// Sorting and order statistics: rsort (order()) `M°by°decreasing°indexreturn°out[°k]` with `by` a
-// scalar column or a matrix of columns; qsort `M°out[°k]` (sorted column for median/quantile);
-// qpick `sorted°q°out°VALUEPICK|RANGEPICK°inmem` and `sorted°out°MEDIAN°inmem`. Weighted
-// quantiles (qsort with a weight vector) and IQM throw NotSupported. Scalar results are FP64
-// whatever value type the plan declares (SystemDS declares STRING). Kernels: kernels/cpu/sort.
-#include <cctype>
+// Sorting and order statistics: parsing, shape rules and CPU runs (sort_instructions.h).
+#include "instructions/sort_instructions.h"
 
 #include "gpu_context/error.h"
-#include "instructions/families.h"
 #include "kernels/cpu/sort.h"
 
 namespace dmlrt::inst {
-namespace {
 
 namespace cpu = kernels::cpu;
 
-class RsortInstruction final : public Instruction {
- public:
-  explicit RsortInstruction(InstructionText t) : Instruction(std::move(t)) {
-    expect_fields(5, 6);
-    in_ = operand(0);
-    by_ = operand(1);
-    decreasing_ = operand(2);
-    index_return_ = operand(3);
-    out_ = operand(4);
-    DMLRT_REQUIRE(in_.is_matrix() && out_.is_matrix(), ParseError,
-                  where() << ": rsort needs a matrix input and output");
+// --- rsort ---
+
+RsortInstruction::RsortInstruction(InstructionText t) : Instruction(std::move(t)) {
+  expect_fields(5, 6);
+  in_ = operand(0);
+  by_ = operand(1);
+  decreasing_ = operand(2);
+  index_return_ = operand(3);
+  out_ = operand(4);
+  DMLRT_REQUIRE(in_.is_matrix() && out_.is_matrix(), ParseError,
+                where() << ": rsort needs a matrix input and output");
+}
+
+void RsortInstruction::run_cpu(ExecutionContext& ec) {
+  auto in = ec.matrix(in_);
+  std::vector<int64_t> by;
+  if (by_.is_matrix()) {
+    auto b = ec.matrix(by_);
+    for (int64_t i = 0; i < b->rows(); ++i)
+      for (int64_t j = 0; j < b->cols(); ++j) by.push_back(static_cast<int64_t>(b->get(i, j)));
+  } else {
+    by.push_back(ec.scalar(by_).to_int());
   }
+  ec.set_matrix(out_.name, cpu::order(*in, by, ec.scalar(decreasing_).to_bool(),
+                                      ec.scalar(index_return_).to_bool()));
+}
 
-  void execute(ExecutionContext& ec) override {
-    auto in = ec.matrix(in_);
-    std::vector<int64_t> by;
-    if (by_.is_matrix()) {
-      auto b = ec.matrix(by_);
-      for (int64_t i = 0; i < b->rows(); ++i)
-        for (int64_t j = 0; j < b->cols(); ++j) by.push_back(static_cast<int64_t>(b->get(i, j)));
-    } else {
-      by.push_back(ec.scalar(by_).to_int());
-    }
-    ec.set_matrix(out_.name, cpu::order(*in, by, ec.scalar(decreasing_).to_bool(),
-                                        ec.scalar(index_return_).to_bool()));
+// --- qsort ---
+
+QsortInstruction::QsortInstruction(InstructionText t) : Instruction(std::move(t)) {
+  expect_fields(2, 4);
+  size_t n = num_fields();
+  if (n >= 3 && is_integer_text(field(n - 1))) --n;  // trailing k
+  DMLRT_REQUIRE(n == 2, NotSupported,
+                where() << ": qsort with weights (weighted median/quantile) is not supported");
+  in_ = operand(0);
+  out_ = operand(1);
+  DMLRT_REQUIRE(in_.is_matrix() && out_.is_matrix(), ParseError,
+                where() << ": qsort needs a matrix input and output");
+}
+
+void QsortInstruction::run_cpu(ExecutionContext& ec) {
+  ec.set_matrix(out_.name, cpu::sort_values(*ec.matrix(in_)));
+}
+
+// --- qpick ---
+
+QpickInstruction::QpickInstruction(InstructionText t) : Instruction(std::move(t)) {
+  expect_fields(3, 5);
+  size_t type_at = 0;
+  for (size_t i = 1; i < num_fields(); ++i) {
+    const std::string& f = field(i);
+    if (f == "VALUEPICK" || f == "RANGEPICK" || f == "MEDIAN" || f == "IQM") type_at = i;
   }
-
- private:
-  Operand in_, by_, decreasing_, index_return_, out_;
-};
-
-class QsortInstruction final : public Instruction {
- public:
-  explicit QsortInstruction(InstructionText t) : Instruction(std::move(t)) {
-    expect_fields(2, 4);
-    size_t n = num_fields();
-    if (n >= 3 && is_integer_text(field(n - 1))) --n;  // trailing k
-    DMLRT_REQUIRE(n == 2, NotSupported,
-                  where() << ": qsort with weights (weighted median/quantile) is not supported");
-    in_ = operand(0);
-    out_ = operand(1);
-    DMLRT_REQUIRE(in_.is_matrix() && out_.is_matrix(), ParseError,
-                  where() << ": qsort needs a matrix input and output");
+  DMLRT_REQUIRE(type_at >= 2, ParseError,
+                where() << ": qpick: missing operation type (VALUEPICK, RANGEPICK, MEDIAN, IQM)");
+  type_ = field(type_at);
+  DMLRT_REQUIRE(type_ != "IQM", NotSupported, where() << ": qpick IQM is not supported");
+  in_ = operand(0);
+  out_ = operand(type_at - 1);
+  if (type_ == "MEDIAN") {
+    DMLRT_REQUIRE(type_at == 2, ParseError, where() << ": qpick MEDIAN takes `sorted°out`");
+  } else {
+    DMLRT_REQUIRE(type_at == 3, ParseError,
+                  where() << ": qpick " << type_ << " takes `sorted°q°out`");
+    q_ = operand(1);
   }
+}
 
-  void execute(ExecutionContext& ec) override {
-    ec.set_matrix(out_.name, cpu::sort_values(*ec.matrix(in_)));
+void QpickInstruction::check(Shapes& shapes) const {
+  const Dims sorted = shapes.dims(in_);
+  DMLRT_REQUIRE(sorted.cols < 0 || sorted.cols == 1, NotSupported,
+                "qpick: weighted quantiles (a " << kernels::dims_string(sorted.rows, sorted.cols)
+                                                << " sorted input) are not supported");
+  if (type_ == "MEDIAN" || !q_.is_matrix()) return;
+  const Dims q = shapes.dims(q_);
+  DMLRT_REQUIRE(q.cols < 0 || q.cols == 1, ShapeError,
+                "qpick: multiple quantiles must be a column vector, got "
+                    << kernels::dims_string(q.rows, q.cols));
+}
+
+void QpickInstruction::run_cpu(ExecutionContext& ec) {
+  auto sorted = ec.matrix(in_);
+  if (type_ == "MEDIAN") {
+    ec.set_scalar(out_.name, ScalarValue::fp64(cpu::pick_value(*sorted, 0.5)));
+  } else if (q_.is_matrix()) {
+    auto q = ec.matrix(q_);
+    std::vector<double> v(static_cast<size_t>(q->rows()));
+    for (int64_t i = 0; i < q->rows(); ++i)
+      v[static_cast<size_t>(i)] = cpu::pick_value(*sorted, q->get(i, 0));
+    kernels::MatrixBlock out = kernels::MatrixBlock::dense(q->rows(), 1, std::move(v));
+    out.examine_format();
+    ec.set_matrix(out_.name, std::move(out));
+  } else {
+    ec.set_scalar(out_.name,
+                  ScalarValue::fp64(cpu::pick_value(*sorted, ec.scalar(q_).to_double())));
   }
-
- private:
-  Operand in_, out_;
-};
-
-class QpickInstruction final : public Instruction {
- public:
-  explicit QpickInstruction(InstructionText t) : Instruction(std::move(t)) {
-    expect_fields(3, 5);
-    size_t type_at = 0;
-    for (size_t i = 1; i < num_fields(); ++i) {
-      const std::string& f = field(i);
-      if (f == "VALUEPICK" || f == "RANGEPICK" || f == "MEDIAN" || f == "IQM") type_at = i;
-    }
-    DMLRT_REQUIRE(type_at >= 2, ParseError,
-                  where() << ": qpick: missing operation type (VALUEPICK, RANGEPICK, MEDIAN, IQM)");
-    type_ = field(type_at);
-    DMLRT_REQUIRE(type_ != "IQM", NotSupported, where() << ": qpick IQM is not supported");
-    in_ = operand(0);
-    out_ = operand(type_at - 1);
-    if (type_ == "MEDIAN") {
-      DMLRT_REQUIRE(type_at == 2, ParseError, where() << ": qpick MEDIAN takes `sorted°out`");
-    } else {
-      DMLRT_REQUIRE(type_at == 3, ParseError,
-                    where() << ": qpick " << type_ << " takes `sorted°q°out`");
-      q_ = operand(1);
-    }
-  }
-
-  void execute(ExecutionContext& ec) override {
-    auto sorted = ec.matrix(in_);
-    DMLRT_REQUIRE(sorted->cols() == 1, NotSupported,
-                  "qpick: weighted quantiles (a " << shape_of(*sorted)
-                                                  << " sorted input) are not supported");
-    if (type_ == "MEDIAN") {
-      ec.set_scalar(out_.name, ScalarValue::fp64(cpu::pick_value(*sorted, 0.5)));
-    } else if (q_.is_matrix()) {
-      auto q = ec.matrix(q_);
-      DMLRT_REQUIRE(q->cols() == 1, ShapeError,
-                    "qpick: multiple quantiles must be a column vector, got " << shape_of(*q));
-      std::vector<double> v(static_cast<size_t>(q->rows()));
-      for (int64_t i = 0; i < q->rows(); ++i)
-        v[static_cast<size_t>(i)] = cpu::pick_value(*sorted, q->get(i, 0));
-      kernels::MatrixBlock out = kernels::MatrixBlock::dense(q->rows(), 1, std::move(v));
-      out.examine_format();
-      ec.set_matrix(out_.name, std::move(out));
-    } else {
-      ec.set_scalar(out_.name,
-                    ScalarValue::fp64(cpu::pick_value(*sorted, ec.scalar(q_).to_double())));
-    }
-  }
-
- private:
-  std::string type_;
-  Operand in_, q_, out_;
-};
-
-}  // namespace
-
-InstructionPtr make_sort(InstructionText text) {
-  if (text.opcode == "rsort") return std::make_unique<RsortInstruction>(std::move(text));
-  if (text.opcode == "qsort") return std::make_unique<QsortInstruction>(std::move(text));
-  if (text.opcode == "qpick") return std::make_unique<QpickInstruction>(std::move(text));
-  DMLRT_FAIL(NotSupported, "sort: unknown opcode '" << text.opcode << "'");
 }
 
 }  // namespace dmlrt::inst

@@ -13,24 +13,13 @@
 #include <sstream>
 
 #include "gpu_context/error.h"
+#include "gpu_context/string_util.h"
 
 namespace dmlrt::runtime {
 namespace {
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
-
-std::string trim(const std::string& s) {
-  size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return s.substr(b, e - b);
-}
-
 bool parse_bool(const std::string& key, const std::string& value) {
-  const std::string v = lower(value);
+  const std::string v = to_lower(value);
   if (v == "true") return true;
   if (v == "false") return false;
   DMLRT_FAIL(ParseError, key << ": expected true or false, got '" << value << "'");
@@ -356,7 +345,7 @@ long long parse_byte_count_text(const std::string& text) {
 }
 
 FloatPrecision parse_precision(const std::string& value, const std::string& what) {
-  const std::string v = lower(value);
+  const std::string v = to_lower(value);
   if (v == "double") return FloatPrecision::kDouble;
   if (v == "single") return FloatPrecision::kSingle;
   DMLRT_FAIL(ParseError, what << ": expected double or single, got '" << value << "'");

@@ -1,8 +1,11 @@
 // -explain printing of a Program in the plan grammar; see explain.h.
 #include "runtime/explain.h"
 
+#include <cstdlib>
 #include <ostream>
+#include <unordered_map>
 
+#include "gpu_context/error.h"
 #include "instructions/operand.h"
 
 namespace dmlrt::runtime {
@@ -131,7 +134,81 @@ class Printer {
   bool raw_;
 };
 
+// Dims from the plan's metadata, for check_plan_shapes: createvar's rows and cols (fields 5 and
+// 6), carried by cpvar and mvvar, dropped by rmvar.
+class PlanShapes final : public inst::Shapes {
+ public:
+  inst::Dims dims(const inst::Operand& op) override {
+    const auto it = dims_.find(op.name);
+    return it == dims_.end() ? inst::Dims{} : it->second;
+  }
+
+  // Follows the variable instructions; every other line is checked.
+  void step(const inst::Instruction& i, std::vector<std::string>& errors) {
+    const std::vector<std::string>& f = i.text().fields;
+    const std::string& op = i.opcode();
+    if (op == "createvar") {
+      if (f.size() >= 9) dims_[f[0]] = inst::Dims{number(f[5]), number(f[6])};
+      return;
+    }
+    if (op == "rmvar") {
+      for (const std::string& name : f) dims_.erase(name);
+      return;
+    }
+    if ((op == "cpvar" || op == "mvvar") && f.size() >= 2) {
+      const inst::Operand src = inst::Operand::parse(f[0]);
+      const auto it = dims_.find(src.name);
+      const inst::Dims d = it == dims_.end() ? inst::Dims{} : it->second;
+      if (op == "mvvar") dims_.erase(src.name);
+      dims_[inst::Operand::parse(f[1]).name] = d;
+      return;
+    }
+    try {
+      i.check(*this);
+    } catch (const ShapeError& e) {
+      errors.push_back(i.where() + ": " + e.what());
+    }
+  }
+
+ private:
+  static int64_t number(const std::string& s) {
+    char* end = nullptr;
+    const long long v = std::strtoll(s.c_str(), &end, 10);
+    return end != s.c_str() && *end == '\0' && v >= 0 ? v : -1;
+  }
+
+  std::unordered_map<std::string, inst::Dims> dims_;
+};
+
+void check_list(const InstructionList& list, std::vector<std::string>& errors) {
+  PlanShapes shapes;
+  for (const auto& i : list) {
+    if (const InstructionList* parts = i->parts()) {
+      for (const auto& p : *parts) shapes.step(*p, errors);
+    } else {
+      shapes.step(*i, errors);
+    }
+  }
+}
+
+void check_blocks(const std::vector<BlockPtr>& blocks, std::vector<std::string>& errors) {
+  for (const auto& b : blocks) {
+    for (const InstructionList* l :
+         {&b->instructions, &b->predicate, &b->from, &b->to, &b->incr, &b->exit_instructions})
+      check_list(*l, errors);
+    check_blocks(b->body, errors);
+    check_blocks(b->else_body, errors);
+  }
+}
+
 }  // namespace
+
+std::vector<std::string> check_plan_shapes(const Program& program) {
+  std::vector<std::string> errors;
+  for (const auto& kv : program.functions) check_blocks(kv.second.body, errors);
+  check_blocks(program.main, errors);
+  return errors;
+}
 
 std::string to_explain_rendering(const std::string& raw) {
   std::string s = raw;

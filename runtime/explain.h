@@ -4,6 +4,7 @@
 
 #include <iosfwd>
 #include <string>
+#include <vector>
 
 #include "runtime/program.h"
 
@@ -13,6 +14,14 @@ namespace dmlrt::runtime {
 // raw = false: instructions in SystemDS's explain rendering (° as a space, · as '.', ‡ as ", ");
 // raw = true: the lossless raw instruction strings.
 void print_explain(const Program& program, std::ostream& os, bool raw);
+
+// The plan's shape errors, found without running anything: every instruction's check() (Note
+// [Instruction life cycle]) against the dims the plan's createvar lines give, tracked through
+// cpvar, mvvar and rmvar within each straight-line instruction list (a variable from outside the
+// list, a function parameter or a branch is unknown, and unknown dims pass). One message per
+// error, "file:line: instruction '...': <error>", in plan order. -explain reports them and does
+// not run a plan that has any.
+std::vector<std::string> check_plan_shapes(const Program& program);
 
 // One instruction string in explain rendering.
 std::string to_explain_rendering(const std::string& raw);

@@ -13,6 +13,7 @@
 #include <ostream>
 
 #include "gpu_context/error.h"
+#include "gpu_context/string_util.h"
 #include "runtime/io/matrix_io.h"
 
 #ifdef DMLRT_WITH_CUDA
@@ -32,9 +33,6 @@ std::string location_of(const inst::SourceLocation& loc) {
   return s;
 }
 
-bool starts_with(const std::string& s, const std::string& prefix) {
-  return s.size() >= prefix.size() && s.compare(0, prefix.size(), prefix) == 0;
-}
 
 // True when `msg` already starts with "<file>:<line>: " of the plan, e.g. an error raised inside
 // a called function, which names the function's instruction: the call site adds nothing then.
@@ -58,8 +56,8 @@ struct DepthGuard {
 
 // Note [Interpreter stack]
 // Interpretation recurses on the native stack: a block runs its nested blocks through run_blocks
-// -> run_block, and a function call runs run_instructions -> FunctionCall::execute ->
-// call_function -> run_blocks. A valid program 900 calls deep whose call sits inside 30 nested IFs
+// -> run_block, and a function call runs run_instructions -> run_instruction -> Instruction::run
+// -> FunctionCallInstruction::run_cpu -> call_function -> run_blocks. A valid program 900 calls deep whose call sits inside 30 nested IFs
 // is ~28,000 levels, which overflows the default 8 MiB stack long before kMaxCallDepth. So (1) the
 // depth is counted in blocks as well as calls, with the documented limits kMaxCallDepth (calls) and
 // kMaxNestingDepth (blocks + calls), and (2) run() interprets on a pthread of its own whose stack
@@ -196,32 +194,39 @@ void Interpreter::run_main(inst::ExecutionContext& ec) {
 
 // A GPU instruction: counted under gpu_<name> now, its event-measured time added when the events
 // complete (collected lazily, without synchronising).
-void Interpreter::finish_gpu_instruction(const inst::Instruction& i, inst::ExecutionContext& ec) {
-  ec.clear_ran_on_gpu();
+void Interpreter::record_gpu_instruction(const inst::Instruction& i, inst::ExecutionContext& ec) {
 #ifdef DMLRT_WITH_CUDA
   mem::GpuSession* gpu = ec.options().gpu.get();
-  if (gpu == nullptr) return;
-  // Without -stats, timing or -sync-check nothing uses the name: skip building it (a
-  // per-instruction string concatenation, see Note [Allocation bookkeeping cost] in
-  // memory/memory_manager.h).
-  if (stats_ == nullptr && !gpu->uses_instruction_names()) return;
-  const std::string name = "gpu_" + i.stats_name();
-  gpu->end_instruction(name);
-  if (stats_) stats_->record(name, 0.0);
+  if (stats_ == nullptr || gpu == nullptr) return;
+  stats_->record("gpu_" + i.stats_name(), 0.0);
   if (gpu->pending_timings() >= 64)
-    gpu->collect_timings(
-        [&](const std::string& n, double s) {
-          if (stats_) stats_->add_seconds(n, s);
-        },
-        /*wait=*/false);
+    gpu->collect_timings([&](const std::string& n, double s) { stats_->add_seconds(n, s); },
+                         /*wait=*/false);
 #else
   (void)i;
+  (void)ec;
 #endif
 }
 
-void Interpreter::run_parts(const InstructionList& parts, inst::ExecutionContext& ec) {
-  run_instructions(parts, ec);
-  parts_ran_ = true;
+void Interpreter::run_instruction(inst::Instruction& i, inst::ExecutionContext& ec) {
+  if (stats_ == nullptr) {
+    if (i.run(ec) == inst::Ran::kParts) run_instructions(*i.parts(), ec);
+    return;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  switch (i.run(ec)) {
+    case inst::Ran::kCpu: {
+      const std::chrono::duration<double> dt = std::chrono::steady_clock::now() - t0;
+      stats_->record(i.stats_name(), dt.count());
+      break;
+    }
+    case inst::Ran::kGpu:
+      record_gpu_instruction(i, ec);
+      break;
+    case inst::Ran::kParts:
+      run_instructions(*i.parts(), ec);  // recorded line by line
+      break;
+  }
 }
 
 void Interpreter::run_blocks(const std::vector<BlockPtr>& blocks, inst::ExecutionContext& ec) {
@@ -235,23 +240,7 @@ std::string Interpreter::block_where(const Block& b) const {
 void Interpreter::run_instructions(const InstructionList& list, inst::ExecutionContext& ec) {
   for (const auto& i : list) {
     try {
-      if (stats_) {
-        const auto t0 = std::chrono::steady_clock::now();
-        i->execute(ec);
-        const std::chrono::duration<double> dt = std::chrono::steady_clock::now() - t0;
-        if (parts_ran_)
-          parts_ran_ = false;  // recorded part by part
-        else if (ec.ran_on_gpu())
-          finish_gpu_instruction(*i, ec);
-        else
-          stats_->record(i->stats_name(), dt.count());
-      } else {
-        i->execute(ec);
-        if (parts_ran_)
-          parts_ran_ = false;
-        else if (ec.ran_on_gpu())
-          finish_gpu_instruction(*i, ec);
-      }
+      run_instruction(*i, ec);
     } catch (const std::bad_alloc&) {
       // An allocation no up-front check foresaw (kernels/host_memory.h): name the op, its
       // operands' shapes and what is left, never the C++ library's text.

@@ -36,7 +36,6 @@ class Interpreter final : public inst::Services {
   std::ostream& out() override { return *out_; }
   // Each part timed and located as a line of its own; the fused instruction itself is then not
   // counted in -stats.
-  void run_parts(const InstructionList& parts, inst::ExecutionContext& ec) override;
 
   // The documented depth limits of a run (Note [Interpreter stack]). A program within both runs;
   // one beyond either fails with "recursion depth exceeded" naming the plan line and the function,
@@ -60,7 +59,9 @@ class Interpreter final : public inst::Services {
   void run_block(const Block& b, inst::ExecutionContext& ec);
   void run_for(const Block& b, inst::ExecutionContext& ec);
   void run_instructions(const InstructionList& list, inst::ExecutionContext& ec);
-  void finish_gpu_instruction(const inst::Instruction& i, inst::ExecutionContext& ec);
+  // One instruction through its life cycle (inst::Instruction::run), recorded in -stats.
+  void run_instruction(inst::Instruction& i, inst::ExecutionContext& ec);
+  void record_gpu_instruction(const inst::Instruction& i, inst::ExecutionContext& ec);
   // Runs predicate instructions and takes the scalar they left in __pred.
   inst::ScalarValue eval_predicate(const InstructionList& list, inst::ExecutionContext& ec,
                                    const Block& b, const char* what);
@@ -81,8 +82,6 @@ class Interpreter final : public inst::Services {
   // may reach before failing, and the lowest address seen (0 outside run()).
   uintptr_t stack_top_ = 0, stack_floor_ = 0, stack_lowest_ = 0;
   size_t peak_stack_bytes_ = 0;
-  // Set by run_parts: the instruction that called it is not recorded in -stats (its parts were).
-  bool parts_ran_ = false;
 };
 
 }  // namespace dmlrt::runtime

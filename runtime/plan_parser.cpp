@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "gpu_context/error.h"
+#include "gpu_context/string_util.h"
 #include "instructions/opcode_table.h"
 #include "instructions/operand.h"
 #include "instructions/scalar_value.h"
@@ -35,18 +36,6 @@ struct Line {
 
 enum class Keyword { kNone, kGeneric, kIf, kElse, kWhile, kFor, kParfor };
 enum class Marker { kNone, kFrom, kTo, kIncr };
-
-bool starts_with(const std::string& s, const std::string& prefix) {
-  return s.size() >= prefix.size() && s.compare(0, prefix.size(), prefix) == 0;
-}
-
-std::string trim(const std::string& s) {
-  const char* ws = " \t\r\n";
-  const size_t b = s.find_first_not_of(ws);
-  if (b == std::string::npos) return "";
-  const size_t e = s.find_last_not_of(ws);
-  return s.substr(b, e - b + 1);
-}
 
 // `word` at the start of `s`, followed by the end, a space or '('.
 bool starts_with_word(const std::string& s, const std::string& word) {
@@ -199,12 +188,6 @@ bool looks_like_instruction(const std::string& content) {
   const std::string first = content.substr(0, end);
   return first == "CP" || first == "CP_FILE" || first == "GPU" || first == "SPARK" ||
          first == "FED" || first == "OOC";
-}
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
 }
 
 // Note [Unbound plan arguments]
@@ -699,7 +682,7 @@ std::string substitute_args(const std::string& text, const PlanArgs& args) {
 std::string explain_to_raw(const std::string& line) {
   std::vector<std::string> tok = inst::split_keep_empty(line, " ");
   if (tok.size() < 2) return line;  // InstructionText::parse reports it
-  const std::string opcode = lower(tok[1]);
+  const std::string opcode = to_lower(tok[1]);
   std::vector<std::string> fields;
   if (opcode == "createvar") {
     // Positional, never typed: the file name may hold '.' and type-like words.

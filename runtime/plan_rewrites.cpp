@@ -15,7 +15,7 @@
 
 #include "gpu_context/error.h"
 #include "gpu_context/log.h"
-#include "instructions/dnn_families.h"
+#include "instructions/dnn_conv_instructions.h"
 #include "instructions/fused_cellwise.h"
 #include "instructions/opcode_table.h"
 #include "instructions/operand.h"
@@ -172,11 +172,18 @@ class ConvBiasAddRelu final : public inst::Instruction {
       : inst::Instruction(fused_text(conv)),
         conv_(inst::make_conv2d_bias_add_relu(std::move(conv))) {}
 
-  void execute(inst::ExecutionContext& ec) override { conv_->execute(ec); }
+  void check(inst::Shapes& shapes) const override { conv_->check(shapes); }
   std::string stats_name() const override { return kConvBiasAddReluOpcode; }
   bool has_gpu_impl() const override { return conv_->has_gpu_impl(); }
 
  private:
+  // The convolution runs through the whole life cycle in this one's place, under this one's
+  // -stats name (Note [Instruction life cycle]).
+  Instruction& target(inst::ExecutionContext&, inst::InstructionPtr&) override { return *conv_; }
+  void run_cpu(inst::ExecutionContext&) override {
+    DMLRT_FAIL(RuntimeError, where() << ": internal error: the wrapper ran instead of its conv");
+  }
+
   static inst::InstructionText fused_text(const inst::InstructionText& conv) {
     inst::InstructionText t = conv;
     t.opcode = kConvBiasAddReluOpcode;

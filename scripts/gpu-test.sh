@@ -17,8 +17,8 @@ if [ "$mode" = build ]; then
   rm -rf "$carry" && mkdir -p "$carry/lib"
   cp build-gpu/runtime/dmlrt build-gpu/tests/dmlrt_unit_tests build-gpu/tests/gpu/dmlrt_gpu_tests \
      "$carry/"
-  # The benchmark driver of scripts/bench/run.sh (built when DMLRT_BUILD_BENCH is on).
-  if [ -f build-gpu/scripts/bench/dmlrt_bench ]; then cp build-gpu/scripts/bench/dmlrt_bench "$carry/"; fi
+  # The benchmark driver of bench/run.sh (built when DMLRT_BUILD_BENCH is on).
+  if [ -f build-gpu/bench/dmlrt_bench ]; then cp build-gpu/bench/dmlrt_bench "$carry/"; fi
   # Debian libraries absent on the GPU machine's image.
   for exe in "$carry"/dmlrt*; do
     ldd "$exe" | awk '/boost|openblas|gfortran|quadmath/ {print $3}'

@@ -199,7 +199,7 @@ gpu::ConvAlgoList find_algorithms(cudnnHandle_t h, gpu::ConvPass pass, const Con
 // kRepeatFactor test uses it); then a pre-roll run that keeps the GPU busy while the timed runs
 // are enqueued back to back, each between two events; the best of those. The legacy find picks
 // the algorithms that run and their math types, and time_algorithms (in
-// instructions/dnn_conv_instructions.cpp) times them again this way. A warm-up slower than
+// kernels/cuda/dnn_conv_op.cpp) times them again this way. A warm-up slower than
 // kRepeatFactor x the best so far is not repeated: it cannot win, and on VGG conv1_2 the slow FP64
 // algorithms take ~0.1 s a run.
 double best_run_ms(cudaStream_t stream, const std::function<void()>& run, int repetitions,

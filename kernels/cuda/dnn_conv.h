@@ -5,7 +5,7 @@
 // sparse-filter path's fused conv2d_bias_add (the dense path's bias + ReLU epilogue is
 // launch_bias_add_relu, kernels/cuda/dnn_pool.h). FP64 and FP32. The caller owns every buffer
 // (workspaces come from the memory manager) and the choice of algorithm
-// (instructions/dnn_conv_instructions.cpp). Failures throw CudnnError with the call and the shapes;
+// (kernels/cuda/dnn_conv_op.cpp). Failures throw CudnnError with the call and the shapes;
 // nothing synchronises.
 #pragma once
 

@@ -1,5 +1,5 @@
 // Launchers of the im2col kernel family (host-clean) behind the sparse-filter conv2d path
-// (DESIGN.md §5; instructions/dnn_sparse_conv.h): im2col of a batch chunk of images into a dense
+// (DESIGN.md §5; kernels/cuda/dnn_sparse_conv_op.h): im2col of a batch chunk of images into a dense
 // CRS x nPQ matrix, from dense rows or straight from CSR rows, and reorg_knpq, which turns the
 // K x nPQ product of the filter and the im2col matrix into n rows of the N x KPQ output (plus a
 // per-channel bias). Pointers are device pointers; `stream` is a cudaStream_t. Outputs never alias

@@ -1,7 +1,7 @@
 // The element-wise kernels of the LSTM in SystemDS's CP layout (caches included): one forward
 // step's gate activations and cell update, one backward step's gate gradients, and the small
 // initialisations around them. The GEMMs of each step run through cuBLAS (kernels/cuda/blas.h);
-// the instruction (instructions/dnn_lstm_instructions.cpp) drives the time loop. Host-clean:
+// the device op (kernels/cuda/dnn_lstm_op.cpp) drives the time loop. Host-clean:
 // pointers are device pointers, `stream` is a cudaStream_t. Shapes: Note [LSTM layouts]
 // (kernels/cpu/dnn_lstm.h); the formulas are the CPU reference's (kernels/cpu/dnn_lstm.cpp).
 //

@@ -37,7 +37,7 @@ namespace ops = kernels::ops;
 //    cells) between global memory, shared memory and registers; row and column vector inputs
 //    keep one cell per access.
 // That reached 83-89 % of the copy bandwidth on the SGD chain in both precisions, against 103 % for
-// the same chain written by hand (scripts/bench/chain_ceiling.cu), and its SASS showed each input's
+// the same chain written by hand (bench/chain_ceiling.cu), and its SASS showed each input's
 // loads waiting for the previous input's shared-memory stores. Issuing the loads together alone
 // gave 84-88 %; ncu of that version (H200, 2026-11-30, FP32): 329 M warp instructions against the
 // hand-written 65 M, 108 registers, 23 % achieved occupancy, an instruction issued every 9 cycles

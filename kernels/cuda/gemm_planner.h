@@ -7,7 +7,7 @@
 // issuing it. cublas{S,D}gemm asks cuBLASLt's heuristic for an algorithm on every call, and some
 // of its picks launch up to 4 kernels and memsets (split-K with a reduction), each a launch of
 // ~4 us of host time. A one-off probe on the H200 (2026-11-30; back-to-back calls, host clock up
-// to a stream synchronisation, best of 5 loops; not kept: scripts/bench's gemm rows track the
+// to a stream synchronisation, best of 5 loops; not kept: the bench's gemm rows track the
 // outcome) measured per call:
 //
 //   shape (m x k x n)   cublas{D,S}gemm          fastest cuBLASLt candidate, descriptors kept
@@ -25,7 +25,7 @@
 // products of that shape reuse its descriptors and algorithm. The cost is one timing of up to 9
 // candidates, a few milliseconds, per shape and session. Candidates differ only in summation order
 // (split-K), well within the contract's tolerance. FP32 uses CUBLAS_COMPUTE_32F: no TF32, as
-// cublasSgemm in its default math mode. In scripts/bench (two H200 runs, 2026-11-30) ba+* then
+// cublasSgemm in its default math mode. In bench/ (two H200 runs, 2026-11-30) ba+* then
 // measured against cublas{D,S}gemm called directly: 64x512x10 0.62-0.63 (FP64) and 0.87-0.98
 // (FP32), 64x3136x512 0.78-0.79 (FP64) and 1.00 (FP32, cuBLAS's routine kept).
 //

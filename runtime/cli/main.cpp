@@ -80,6 +80,12 @@ int run(const CliOptions& opts, const runtime::RuntimeConfig& config) {
     if (opts.explain) {
       runtime::print_explain(program, std::cout, opts.explain_raw);
       std::cout.flush();
+      // Shape errors the plan shows without running: reported before anything executes.
+      const std::vector<std::string> errors = runtime::check_plan_shapes(program);
+      if (!errors.empty()) {
+        for (const std::string& e : errors) std::cerr << "dmlrt: error: " << e << "\n";
+        return kExitFailed;
+      }
     }
     runtime::Interpreter interp(program, std::cout, opts.stats ? &stats : nullptr);
     inst::RunOptions run_options;

@@ -11,17 +11,13 @@
 #include <nlohmann/json.hpp>
 
 #include "gpu_context/error.h"
+#include "gpu_context/string_util.h"
 
 namespace dmlrt::io {
 namespace {
 
 using Json = nlohmann::json;
 using OrderedJson = nlohmann::ordered_json;
-
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 // A value for messages (never throws on odd strings).
 std::string show(const Json& v) { return v.dump(-1, ' ', false, Json::error_handler_t::replace); }
@@ -57,7 +53,7 @@ int64_t get_dim(const Json& v, const char* key, const std::string& name) {
 bool get_bool(const Json& v, const char* key, const std::string& name) {
   if (v.is_boolean()) return v.get<bool>();
   if (v.is_string()) {
-    const std::string s = lower(v.get<std::string>());
+    const std::string s = to_lower(v.get<std::string>());
     if (s == "true") return true;
     if (s == "false") return false;
   }
@@ -101,9 +97,9 @@ Mtd parse_mtd(std::string_view text, const std::string& name) {
     const std::string& k = it.key();
     const Json& v = it.value();
     if (v.is_null()) continue;
-    if (k == "data_type") m.data_type = lower(get_string(v, "data_type", name));
-    else if (k == "value_type") m.value_type = lower(get_string(v, "value_type", name));
-    else if (k == "format") m.format = lower(get_string(v, "format", name));
+    if (k == "data_type") m.data_type = to_lower(get_string(v, "data_type", name));
+    else if (k == "value_type") m.value_type = to_lower(get_string(v, "value_type", name));
+    else if (k == "format") m.format = to_lower(get_string(v, "format", name));
     else if (k == "rows") m.rows = get_dim(v, "rows", name);
     else if (k == "cols") m.cols = get_dim(v, "cols", name);
     else if (k == "nnz") m.nnz = get_dim(v, "nnz", name);
@@ -171,7 +167,7 @@ std::string scalar_mtd_json(inst::ValueType vt, bool stable) {
 }
 
 std::string canonical_format(const std::string& format) {
-  const std::string f = lower(format);
+  const std::string f = to_lower(format);
   if (f == "text" || f == "textcell") return "text";
   if (f == "mm" || f == "matrixmarket") return "mm";
   if (f == "binary" || f == "binaryblock") return "binary";

@@ -13,6 +13,7 @@
 #include <limits>
 
 #include "gpu_context/error.h"
+#include "gpu_context/string_util.h"
 #include "runtime/io/io_detail.h"
 
 namespace dmlrt::io::detail {
@@ -20,12 +21,6 @@ namespace {
 
 std::string shorten(std::string_view s) {
   return s.size() <= 40 ? std::string(s) : std::string(s.substr(0, 40)) + "...";
-}
-
-std::string lower(std::string_view s) {
-  std::string o(s);
-  for (auto& c : o) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return o;
 }
 
 int64_t index_field(std::string_view tok, const char* what, const std::string& name,
@@ -88,15 +83,15 @@ kernels::MatrixBlock read_matrix_market(std::string_view data, const std::string
   DMLRT_REQUIRE(lines.next(line), IoError, name << ": empty file (expected a %%MatrixMarket header)");
   std::string_view h[6];
   const size_t nh = split_blanks(line, h, 6);
-  DMLRT_REQUIRE(nh >= 1 && lower(h[0]) == "%%matrixmarket", IoError,
+  DMLRT_REQUIRE(nh >= 1 && to_lower(h[0]) == "%%matrixmarket", IoError,
                 name << ":1: expected '%%MatrixMarket matrix <format> <field> <symmetry>', found '"
                      << shorten(line) << "'");
   DMLRT_REQUIRE(nh == 5, IoError,
                 name << ":1: the header needs 4 words after %%MatrixMarket "
                         "(matrix <format> <field> <symmetry>), found "
                      << nh - 1);
-  const std::string object = lower(h[1]), layout = lower(h[2]), field = lower(h[3]),
-                    symmetry = lower(h[4]);
+  const std::string object = to_lower(h[1]), layout = to_lower(h[2]), field = to_lower(h[3]),
+                    symmetry = to_lower(h[4]);
   DMLRT_REQUIRE(object == "matrix", IoError,
                 name << ":1: object '" << h[1] << "' is not supported (only 'matrix')");
   DMLRT_REQUIRE(layout == "coordinate" || layout == "array", IoError,

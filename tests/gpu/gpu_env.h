@@ -73,12 +73,10 @@ struct GpuEnv {
   // Runs one instruction line; returns whether it ran on the GPU.
   bool run(const std::string& raw) {
     inst::InstructionPtr i = inst::make_instruction(inst::InstructionText::parse(raw));
-    ec->clear_ran_on_gpu();
-    i->execute(*ec);
-    const bool on_gpu = ec->ran_on_gpu();
-    if (on_gpu) gpu->end_instruction("gpu_" + i->stats_name());
-    ec->clear_ran_on_gpu();
-    return on_gpu;
+    const inst::Ran ran = i->run(*ec);
+    if (ran == inst::Ran::kParts)
+      for (const auto& p : *i->parts()) p->execute(*ec);
+    return ran == inst::Ran::kGpu;
   }
   // The host block of `name` (copies device results back).
   MatrixBlock host(const std::string& name) { return *ec->matrix(name); }

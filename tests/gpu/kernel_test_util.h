@@ -1,6 +1,6 @@
-// Helpers of the kernel-family device tests: host <-> device copies through mem::DeviceBuffer in
-// either precision, inputs with special values, the shape list every family is tested on, and a
-// label naming op, shape and precision for failure messages.
+// Helpers of the kernel-family device tests: device blocks from a test memory manager, host <->
+// device copies in either precision, inputs with special values, the shape list every family is
+// tested on, and a label naming op, shape and precision for failure messages.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <random>
 #include <sstream>
 #include <string>
@@ -17,7 +18,8 @@
 #include "common/compare.h"
 #include "gpu_context/cuda_check.h"
 #include "kernels/matrix_block.h"
-#include "memory/device_buffer.h"
+#include "memory/cuda_allocator.h"
+#include "memory/memory_manager.h"
 
 namespace dmlrt::test::gpu {
 
@@ -60,42 +62,84 @@ MatrixBlock rounded(const MatrixBlock& m) {
   return MatrixBlock::dense(m.rows(), m.cols(), std::move(v));
 }
 
+// The kernel tests' device memory: one process-wide manager over the real allocator, so that only
+// memory/ calls cudaMalloc (STYLE.md 7). eager_free hands every block back with cudaFree, which
+// waits for the device: the tests launch on streams the manager is not told of (the legacy one, a
+// context's), and a cached block could be handed out again while a kernel still writes it; nor
+// does a cache shrink the budgets of the tests' GPU sessions. Never destroyed: the CUDA runtime may
+// be gone by the time static destructors run.
+inline mem::MemoryManager& test_memory() {
+  static mem::MemoryManager* const mm = [] {
+    size_t free_bytes = 0, total_bytes = 0;
+    mem::device_memory_info(&free_bytes, &total_bytes);
+    return new mem::MemoryManager(std::make_unique<mem::CudaAllocator>(), total_bytes,
+                                  mem::EvictionPolicy::kLru, nullptr, /*eager_free=*/true);
+  }();
+  return *mm;
+}
+
+// A move-only device block of `bytes` from test_memory(), with synchronous copies. Zero bytes hold
+// no memory (data() == nullptr).
+class DeviceBlock {
+ public:
+  DeviceBlock() = default;
+  explicit DeviceBlock(size_t bytes)
+      : alloc_(test_memory().allocate(bytes, "kernel test block", nullptr)) {}
+
+  void* data() const { return alloc_.data(); }
+  size_t bytes() const { return alloc_.bytes(); }
+  template <typename T>
+  T* as() const {
+    return alloc_.as<T>();
+  }
+
+  void copy_from_host(const void* src, size_t bytes) {
+    DMLRT_CUDA_CHECK_CTX(cudaMemcpy(data(), src, bytes, cudaMemcpyHostToDevice), bytes << " bytes");
+  }
+  void copy_to_host(void* dst, size_t bytes) const {
+    DMLRT_CUDA_CHECK_CTX(cudaMemcpy(dst, data(), bytes, cudaMemcpyDeviceToHost), bytes << " bytes");
+  }
+
+ private:
+  mem::DeviceAllocation alloc_;
+};
+
 template <typename T>
-mem::DeviceBuffer to_device(const std::vector<double>& values) {
+DeviceBlock to_device(const std::vector<double>& values) {
   std::vector<T> t(values.begin(), values.end());
-  mem::DeviceBuffer buf(t.size() * sizeof(T));
+  DeviceBlock buf(t.size() * sizeof(T));
   if (!t.empty()) buf.copy_from_host(t.data(), t.size() * sizeof(T));
   return buf;
 }
 template <typename T>
-mem::DeviceBuffer to_device(const MatrixBlock& m) {
+DeviceBlock to_device(const MatrixBlock& m) {
   return to_device<T>(values_of(m));
 }
 
 // An uninitialised-looking device buffer of n elements (filled with a NaN pattern so unwritten
 // cells show up).
 template <typename T>
-mem::DeviceBuffer device_out(int64_t n) {
+DeviceBlock device_out(int64_t n) {
   return to_device<T>(std::vector<double>(static_cast<size_t>(n), -12345.678));
 }
 
 // The typed device pointer (a free function, so test templates need no `.template as<T>()`).
 template <typename T>
-T* ptr(const mem::DeviceBuffer& b) {
+T* ptr(const DeviceBlock& b) {
   return b.as<T>();
 }
 
 inline void sync_device() { DMLRT_CUDA_CHECK(cudaDeviceSynchronize()); }
 
 template <typename T>
-std::vector<double> from_device(const mem::DeviceBuffer& buf, int64_t n) {
+std::vector<double> from_device(const DeviceBlock& buf, int64_t n) {
   sync_device();
   std::vector<T> t(static_cast<size_t>(n));
   if (n > 0) buf.copy_to_host(t.data(), t.size() * sizeof(T));
   return std::vector<double>(t.begin(), t.end());
 }
 template <typename T>
-MatrixBlock block_from_device(const mem::DeviceBuffer& buf, int64_t rows, int64_t cols) {
+MatrixBlock block_from_device(const DeviceBlock& buf, int64_t rows, int64_t cols) {
   return MatrixBlock::dense(rows, cols, from_device<T>(buf, rows * cols));
 }
 
@@ -125,7 +169,7 @@ template <typename T>
 struct OffsetBuffer {
   static constexpr int64_t kGuard = 5;
   static constexpr double kGuardValue = -777.25;
-  mem::DeviceBuffer buf;
+  DeviceBlock buf;
   int64_t offset = 0;
   int64_t n = 0;
   T* ptr() const { return buf.as<T>() + offset; }

@@ -3,12 +3,12 @@
 
 #include <vector>
 
+#include "kernel_test_util.h"
 #include "kernels/cuda/fill.h"
-#include "memory/device_buffer.h"
 
 TEST_CASE("fill kernel writes every element", "[gpu][kernel]") {
   for (int64_t n : {0, 1, 255, 256, 257, 100003}) {
-    dmlrt::mem::DeviceBuffer buf(static_cast<size_t>(n) * sizeof(double));
+    dmlrt::test::gpu::DeviceBlock buf(static_cast<size_t>(n) * sizeof(double));
     dmlrt::kernels::cuda::launch_fill(buf.as<double>(), n, 2.5, nullptr);
     std::vector<double> host(static_cast<size_t>(n), 0.0);
     buf.copy_to_host(host.data(), host.size() * sizeof(double));

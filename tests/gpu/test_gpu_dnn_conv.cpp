@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "gpu_test_util.h"
-#include "instructions/dnn_families.h"
+#include "instructions/dnn_conv_instructions.h"
 
 using namespace dmlrt;
 using namespace dmlrt::test::gpu;
@@ -173,12 +173,7 @@ void check_close(const MatrixBlock& got, const MatrixBlock& ref, mem::DType dt, 
 // Runs a conv2d_bias_add line through make_conv2d_bias_add_relu on env's backend of `line`.
 bool run_fused_relu(GpuEnv& env, const std::string& line) {
   inst::InstructionPtr i = inst::make_conv2d_bias_add_relu(inst::InstructionText::parse(line));
-  env.ec->clear_ran_on_gpu();
-  i->execute(*env.ec);
-  const bool on_gpu = env.ec->ran_on_gpu();
-  if (on_gpu) env.gpu->end_instruction("gpu_" + i->stats_name());
-  env.ec->clear_ran_on_gpu();
-  return on_gpu;
+  return i->run(*env.ec) == inst::Ran::kGpu;
 }
 
 MatrixBlock relu(const MatrixBlock& b) {
@@ -306,7 +301,7 @@ TEST_CASE("gpu conv ops split the batch under a small DNN budget and match CPU a
   const Shape s = {"split", 7, 3, 6, 5, 4, 3, 2, 1, 2, 1, 1};
   for (mem::DType dt : dtypes()) {
     const int64_t e = dt == mem::DType::kFloat64 ? 8 : 4;
-    // White-box: the op sizes chunks as in chunk_plan (dnn_conv_instructions.cpp): per image
+    // White-box: the op sizes chunks as in conv_chunk_plan (kernels/cuda/dnn_conv_op.cpp): per image
     // (CHW + KPQ) elements, fixed K*CRS, a quarter of the rest reserved for the workspace.
     // room = 4.5 rows gives chunks of 3 images: 3 + 3 + 1.
     const int64_t per_row = (s.chw() + s.kpq()) * e, fixed = s.k * s.crs() * e;
@@ -543,10 +538,7 @@ TEST_CASE("gpu conv instructions executed again reuse their plan (Note [conv pla
         env.bind("W", input(s.k, s.crs(), dense, seed + 10 * run + 2, dt));
         env.bind("D", input(s.n, s.kpq(), dense, seed + 10 * run + 3, dt));
         env.run("CP°" + std::string(op.opcode) + "°" + with_out(op.fields, "R·MATRIX·FP64"));
-        env.ec->clear_ran_on_gpu();
-        gpu_inst->execute(*env.ec);
-        CHECK(env.ec->ran_on_gpu());
-        env.ec->clear_ran_on_gpu();
+        CHECK(gpu_inst->run(*env.ec) == inst::Ran::kGpu);
         const auto cmp = test::compare(env.host("G"), env.host("R"), tol_of(dt), tol_of(dt));
         INFO(cmp.report);
         CHECK(cmp.ok);
@@ -750,10 +742,7 @@ TEST_CASE("gpu conv with cuDNN graph engines: engines are cached, rebuilt from t
         env.run("CP°" + std::string(op.opcode) + "°" + with_out(op.fields, "R·MATRIX·FP64"));
         int64_t lookups = -1;
         for (int run = 0; run < 3; ++run) {
-          env.ec->clear_ran_on_gpu();
-          i->execute(*env.ec);
-          CHECK(env.ec->ran_on_gpu());
-          env.ec->clear_ran_on_gpu();
+          CHECK(i->run(*env.ec) == inst::Ran::kGpu);
           const auto cmp = test::compare(env.host("G"), env.host("R"), tol_of(dt), tol_of(dt));
           INFO(op.opcode << " " << prec_name(dt) << " run " << run << " " << cmp.report);
           CHECK(cmp.ok);

@@ -1,4 +1,4 @@
-// The sparse-filter conv2d path (instructions/dnn_sparse_conv.h) against the CPU reference
+// The sparse-filter conv2d path (kernels/cuda/dnn_sparse_conv_op.h) against the CPU reference
 // kernels::cpu::conv2d: 0.1 / 0.001-sparse and empty filters with dense, CSR (0.1), ultra-sparse
 // CSR (0.001) and empty image batches, with and without bias, whole-batch and forced small budgets
 // (the batch splits into chunks), FP64 (1e-9) and FP32 (1e-4 relative); the path's decision
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "gpu_test_util.h"
-#include "instructions/dnn_sparse_conv.h"
+#include "instructions/dnn_conv_instructions.h"
 #include "kernels/cpu/dnn_conv.h"
 
 using namespace dmlrt;

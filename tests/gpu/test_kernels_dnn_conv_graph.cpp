@@ -135,7 +135,7 @@ struct PassData {
   int64_t offset;
   MatrixBlock x, w, y, ref;
   int64_t out_rows = 0, out_cols = 0;
-  dmlrt::mem::DeviceBuffer dx, dw, dy;
+  tg::DeviceBlock dx, dw, dy;
 
   PassData(const Case& kc, Pass p, uint64_t seed, int64_t off = 0) : k(kc), pass(p), offset(off) {
     const cpu::ConvShape sh = shape_of(k);
@@ -163,13 +163,13 @@ struct PassData {
     tg::sync_device();
   }
 
-  dmlrt::mem::DeviceBuffer upload(const MatrixBlock& b) const {
+  tg::DeviceBlock upload(const MatrixBlock& b) const {
     std::vector<double> v(static_cast<size_t>(offset), 0.0);
     const std::vector<double> vals = tg::values_of(b);
     v.insert(v.end(), vals.begin(), vals.end());
     return tg::to_device<T>(v);
   }
-  T* at(const dmlrt::mem::DeviceBuffer& b) const { return tg::ptr<T>(b) + offset; }
+  T* at(const tg::DeviceBlock& b) const { return tg::ptr<T>(b) + offset; }
   cuda::ConvTensors tensors() const {
     cuda::ConvTensors t;
     t.x = at(dx);
@@ -177,10 +177,10 @@ struct PassData {
     t.y = at(dy);
     return t;
   }
-  const dmlrt::mem::DeviceBuffer& out() const {
+  const tg::DeviceBlock& out() const {
     return pass == Pass::kForward ? dy : pass == Pass::kBackwardData ? dx : dw;
   }
-  dmlrt::mem::DeviceBuffer& out() {
+  tg::DeviceBlock& out() {
     return pass == Pass::kForward ? dy : pass == Pass::kBackwardData ? dx : dw;
   }
   // Overwrites the output with `values` (row-major), or with a garbage pattern.
@@ -225,7 +225,7 @@ template <typename T>
 MatrixBlock run_plan(cudnnHandle_t h, const cuda::GraphConvPlan& plan, PassData<T>& d,
                      const std::vector<double>* prior = nullptr) {
   d.set_output(prior);
-  dmlrt::mem::DeviceBuffer ws(std::max<uint64_t>(plan.workspace_bytes(), 16));
+  tg::DeviceBlock ws(std::max<uint64_t>(plan.workspace_bytes(), 16));
   plan.execute(h, d.tensors(), ws.data());
   return d.result();
 }
@@ -265,7 +265,7 @@ TEMPLATE_TEST_CASE("graph conv: every candidate engine of every pass matches the
       }
       // Timing: every plan fits the workspace given, so all come back, fastest first.
       const size_t count = plans.size();
-      dmlrt::mem::DeviceBuffer ws(std::max<uint64_t>(max_ws, 16));
+      tg::DeviceBlock ws(std::max<uint64_t>(max_ws, 16));
       d.set_output(nullptr);
       skipped.clear();
       const dmlrt::gpu::ConvAlgoList timed = cuda::time_graph_plans(
@@ -356,7 +356,7 @@ TEMPLATE_TEST_CASE("graph conv: plans rebuilt from cache records on another cont
       REQUIRE_FALSE(plans.empty());
       uint64_t max_ws = 0;
       for (const auto& p : plans) max_ws = std::max(max_ws, p->workspace_bytes());
-      dmlrt::mem::DeviceBuffer ws(std::max<uint64_t>(max_ws, 16));
+      tg::DeviceBlock ws(std::max<uint64_t>(max_ws, 16));
       const ConvAlgoList timed = cuda::time_graph_plans(first.cudnn(), first.stream(), &plans,
                                                         d.tensors(), ws.data(), max_ws);
       REQUIRE_FALSE(timed.empty());
@@ -449,7 +449,7 @@ TEMPLATE_TEST_CASE("graph conv: element-aligned pointers (batch-chunk offsets)",
     auto graph16 = std::make_shared<const cuda::ConvGraph>(h, aligned.spec());
     auto plans16 = cuda::graph_engine_plans(h, graph16, filter_of(1));
     REQUIRE_FALSE(plans16.empty());
-    dmlrt::mem::DeviceBuffer ws(std::max<uint64_t>(plans16.front()->workspace_bytes(), 16));
+    tg::DeviceBlock ws(std::max<uint64_t>(plans16.front()->workspace_bytes(), 16));
     try {
       plans16.front()->execute(h, offset.tensors(), ws.data());
       FAIL("a misaligned execute did not throw");

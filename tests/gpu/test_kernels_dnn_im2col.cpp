@@ -77,8 +77,8 @@ const std::vector<Case>& cases() {
 }
 
 template <typename I>
-dmlrt::mem::DeviceBuffer ints_to_device(const std::vector<I>& v) {
-  dmlrt::mem::DeviceBuffer buf(std::max<size_t>(v.size(), 1) * sizeof(I));
+tg::DeviceBlock ints_to_device(const std::vector<I>& v) {
+  tg::DeviceBlock buf(std::max<size_t>(v.size(), 1) * sizeof(I));
   if (!v.empty()) buf.copy_from_host(v.data(), v.size() * sizeof(I));
   return buf;
 }

@@ -160,8 +160,8 @@ TEMPLATE_TEST_CASE("elementwise kernels: ifelse, +* and -* with matrix/scalar mi
       const MatrixBlock third =
           tg::rounded<T>(tg::random_dense(rows, cols, seed + 3, -3.0, 3.0, true));
       const MatrixBlock* mats[3] = {&first, &second, &third};
-      dmlrt::mem::DeviceBuffer dev[3] = {tg::to_device<T>(first), tg::to_device<T>(second),
-                                         tg::to_device<T>(third)};
+      tg::DeviceBlock dev[3] = {tg::to_device<T>(first), tg::to_device<T>(second),
+                                tg::to_device<T>(third)};
       const double scalars[3] = {ifelse ? 0.0 : 1.5, -0.75, 2.25};
       // Bit k of mask set: operand k is the matrix, else the scalar. ifelse also runs with a true
       // scalar condition (NaN).

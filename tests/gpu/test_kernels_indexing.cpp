@@ -110,7 +110,7 @@ TEMPLATE_TEST_CASE("indexing kernels: cbind and rbind from block copies match th
     auto dc = tg::device_out<T>(rows * total_w);
     auto dr = tg::device_out<T>(total_h * cols);
     int64_t c0 = 0, r0 = 0;
-    std::vector<dmlrt::mem::DeviceBuffer> keep;
+    std::vector<tg::DeviceBlock> keep;
     for (int k = 0; k < 3; ++k) {
       keep.push_back(tg::to_device<T>(cb[k]));
       cuda::launch_copy_block(tg::ptr<T>(keep.back()), rows, widths[k], tg::ptr<T>(dc), total_w, 0,

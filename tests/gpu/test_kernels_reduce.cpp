@@ -50,7 +50,7 @@ double reduce_all_on_device(AggOp op, const MatrixBlock& in) {
   const int64_t n = in.rows() * in.cols();
   auto din = tg::to_device<T>(in);
   auto dout = tg::device_out<T>(1);
-  dmlrt::mem::DeviceBuffer ws(cuda::reduce_all_workspace_bytes(n));
+  tg::DeviceBlock ws(cuda::reduce_all_workspace_bytes(n));
   cuda::launch_reduce_all(op, tg::ptr<T>(din), n, tg::ptr<T>(dout), ws.data(), nullptr);
   return tg::from_device<T>(dout, 1)[0];
 }
@@ -82,7 +82,7 @@ TEMPLATE_TEST_CASE("reduce kernels: full, row and column aggregates match the CP
       }
       {
         auto dout = tg::device_out<T>(cols);
-        dmlrt::mem::DeviceBuffer ws(cuda::reduce_cols_workspace_bytes(rows, cols));
+        tg::DeviceBlock ws(cuda::reduce_cols_workspace_bytes(rows, cols));
         cuda::launch_reduce_cols(na.op, tg::ptr<T>(din), rows, cols, tg::ptr<T>(dout), ws.data(),
                                  nullptr);
         DMLRT_REQUIRE_KERNEL_CLOSE(
@@ -115,7 +115,7 @@ TEMPLATE_TEST_CASE("reduce kernels: NaN and Inf propagate as on the CPU (Java ma
           tg::label(std::string("row ") + na.name + " with NaN/Inf", rows, cols, prec.c_str()),
           tg::block_from_device<T>(drow, rows, 1), cpu::aggregate_rows(in, na.op), tg::tol<T>());
       auto dcol = tg::device_out<T>(cols);
-      dmlrt::mem::DeviceBuffer ws(cuda::reduce_cols_workspace_bytes(rows, cols));
+      tg::DeviceBlock ws(cuda::reduce_cols_workspace_bytes(rows, cols));
       cuda::launch_reduce_cols(na.op, tg::ptr<T>(din), rows, cols, tg::ptr<T>(dcol), ws.data(),
                                nullptr);
       DMLRT_REQUIRE_KERNEL_CLOSE(
@@ -175,12 +175,12 @@ std::vector<double> all_aggregates(AggOp op, const std::vector<double>& values, 
                                    int64_t cols, int64_t offset) {
   auto din = tg::to_device_at<T>(values, offset);
   auto dall = tg::device_out<T>(1);
-  dmlrt::mem::DeviceBuffer wsa(cuda::reduce_all_workspace_bytes(rows * cols));
+  tg::DeviceBlock wsa(cuda::reduce_all_workspace_bytes(rows * cols));
   cuda::launch_reduce_all(op, din.ptr(), rows * cols, tg::ptr<T>(dall), wsa.data(), nullptr);
   auto drow = tg::device_out<T>(rows);
   cuda::launch_reduce_rows(op, din.ptr(), rows, cols, tg::ptr<T>(drow), nullptr);
   auto dcol = tg::device_out<T>(cols);
-  dmlrt::mem::DeviceBuffer wsc(cuda::reduce_cols_workspace_bytes(rows, cols));
+  tg::DeviceBlock wsc(cuda::reduce_cols_workspace_bytes(rows, cols));
   cuda::launch_reduce_cols(op, din.ptr(), rows, cols, tg::ptr<T>(dcol), wsc.data(), nullptr);
   std::vector<double> out = tg::from_device<T>(dall, 1);
   for (double v : tg::from_device<T>(drow, rows)) out.push_back(v);
@@ -251,7 +251,7 @@ TEMPLATE_TEST_CASE("reduce kernels: column tiles of every lane shape match the C
         const MatrixBlock in = tg::rounded<T>(agg_input(op, rows, cols, seed + rows * cols, false));
         auto din = tg::to_device<T>(in);
         auto dout = tg::device_out<T>(cols);
-        dmlrt::mem::DeviceBuffer ws(cuda::reduce_cols_workspace_bytes(rows, cols));
+        tg::DeviceBlock ws(cuda::reduce_cols_workspace_bytes(rows, cols));
         cuda::launch_reduce_cols(op, tg::ptr<T>(din), rows, cols, tg::ptr<T>(dout), ws.data(),
                                  nullptr);
         std::ostringstream os;

@@ -143,7 +143,7 @@ TEMPLATE_TEST_CASE("unary kernels: cumulative column scans match the CPU", "[gpu
           rows, cols, seed + rows, prod ? 0.999 : -1.0, prod ? 1.001 : 1.0, !prod && rows < 5000));
       auto din = tg::to_device<T>(in);
       auto dout = tg::device_out<T>(rows * cols);
-      dmlrt::mem::DeviceBuffer ws(cuda::cumulative_workspace_bytes(rows, cols, sizeof(T)));
+      tg::DeviceBlock ws(cuda::cumulative_workspace_bytes(rows, cols, sizeof(T)));
       cuda::launch_cumulative(nc.op, tg::ptr<T>(din), tg::ptr<T>(dout), rows, cols, ws.data(),
                               nullptr);
       DMLRT_REQUIRE_KERNEL_CLOSE(tg::label(nc.name, rows, cols, tg::precision_name<T>()),
@@ -169,7 +169,7 @@ TEMPLATE_TEST_CASE("unary kernels: ucumk+* (cumsumprod) matches the CPU for ever
     const MatrixBlock in = tg::rounded<T>(MatrixBlock::dense(rows, 2, v));
     auto din = tg::to_device<T>(in);
     auto dout = tg::device_out<T>(rows);
-    dmlrt::mem::DeviceBuffer ws(cuda::cumulative_workspace_bytes(rows, 1, sizeof(T)));
+    tg::DeviceBlock ws(cuda::cumulative_workspace_bytes(rows, 1, sizeof(T)));
     cuda::launch_cumsumprod(tg::ptr<T>(din), tg::ptr<T>(dout), rows, ws.data(), nullptr);
     DMLRT_REQUIRE_KERNEL_CLOSE(tg::label("ucumk+*", rows, 2, tg::precision_name<T>()),
                                tg::block_from_device<T>(dout, rows, 1), cpu::cumsumprod(in),

@@ -1,10 +1,10 @@
-// The device-free parts of the sparse-filter conv2d path (instructions/dnn_sparse_conv.h): the cost
+// The device-free parts of the sparse-filter conv2d path (kernels/cuda/dnn_sparse_conv_op.h): the cost
 // model that decides between it and densifying the filter (Note [Sparse-filter conv2d cost
 // model]) and the batch chunk that fits the intermediate budget.
 #include <catch2/catch.hpp>
 
 #include "instructions/dnn_gpu_common.h"
-#include "instructions/dnn_sparse_conv.h"
+#include "instructions/dnn_conv_instructions.h"
 
 namespace {
 

@@ -299,7 +299,7 @@ class ThrowingInstruction final : public dmlrt::inst::Instruction {
   ThrowingInstruction(const std::string& raw, bool length_error)
       : Instruction(dmlrt::inst::InstructionText::parse(raw, {"t.plan", 3})),
         length_error_(length_error) {}
-  void execute(dmlrt::inst::ExecutionContext&) override {
+  void run_cpu(dmlrt::inst::ExecutionContext&) override {
     if (length_error_) throw std::length_error("cannot create std::vector larger than max_size()");
     throw std::bad_alloc();
   }

@@ -2,7 +2,7 @@
 # values 0..255, about 18% non-zero, in the central 20x20 box; case.dml divides by 255), one-hot
 # labels for 10 classes, and the initial LeNet weights (He-scaled normals rounded to 3 decimals).
 # W3 (3136x512) is a 0.5%-dense sparse initialisation written as text (ijv) so the case stays
-# small; the first update makes it dense. scripts/bench/lenet/make_inputs.py writes the dense
+# small; the first update makes it dense. bench/lenet/make_inputs.py writes the dense
 # variant for any batch size.
 import os
 import sys

@@ -1,0 +1,63 @@
+// Data generation instructions, SystemDS layouts (reference/systemds-format.md §3):
+//   rand  rows·S°cols·S°blen°min°max°sparsity°seed°pdf°lambda°k°out  (bare numbers; ¶v¶ fields are
+//         patched before construction, see opcode_table.cpp)
+//   seq   rows°cols°blen°from·S°to·S°incr·S°out
+// Values come from kernels/cpu/random (Philox streams; datagen_instructions.cpp), or on the GPU
+// from kernels/cuda/datagen (datagen_gpu.cpp), which reproduces the same cells: for one resolved
+// seed both backends give the same matrix. The sizes depend on scalar values, so their checks are
+// in one helper per class that both runs (and device_bytes) call; the seed, and a fresh seed's
+// draw, is resolved the same way in either run, so it does not depend on where the line runs.
+#pragma once
+
+#include <cstdint>
+
+#include "instructions/instruction.h"
+#include "kernels/cpu/random.h"
+
+namespace dmlrt::inst {
+
+class RandInstruction final : public Instruction {
+ public:
+  explicit RandInstruction(InstructionText t);
+
+  bool has_gpu_impl() const override { return true; }
+
+ private:
+  int64_t device_bytes(ExecutionContext& ec) const override;
+  void run_cpu(ExecutionContext& ec) override;
+  DMLRT_RUN_GPU;
+
+  // A bare numeric field (Java's Double.toString forms, NaN and Infinity included).
+  double number(size_t i, const char* what) const;
+  // The spec with the run-time dims, checked as SystemDS does; the seed not yet resolved.
+  kernels::cpu::RandSpec checked_spec(ExecutionContext& ec) const;
+  // checked_spec with the seed resolved (a fresh one drawn for seed -1): what a run generates.
+  kernels::cpu::RandSpec run_spec(ExecutionContext& ec) const;
+
+  Operand rows_, cols_, out_;
+  kernels::cpu::RandSpec spec_;
+  int64_t seed_ = -1;
+};
+
+class SeqInstruction final : public Instruction {
+ public:
+  explicit SeqInstruction(InstructionText t);
+
+  bool has_gpu_impl() const override { return true; }
+
+ private:
+  struct Args {
+    double from, to, incr;
+  };
+
+  int64_t device_bytes(ExecutionContext& ec) const override;
+  void run_cpu(ExecutionContext& ec) override;
+  DMLRT_RUN_GPU;
+  // from, to and incr (the default increment turned around), checked as SystemDS does, with the
+  // host memory check of the result.
+  Args args(ExecutionContext& ec) const;
+
+  Operand from_, to_, incr_, out_;
+};
+
+}  // namespace dmlrt::inst

@@ -1,0 +1,41 @@
+// Parameterized builtins over matrices in SystemDS's `name=value°...°out` layout
+// (reference/systemds-format.md §3): replace (target, pattern, replacement), contains (target,
+// pattern -> BOOLEAN), rexpand (target, max, dir, cast, ignore) and groupedagg (target, groups,
+// fn, [weights], [order], [ngroups]) — aggregate() — and toString (target, rows, cols, decimal,
+// sparse, sep, linesep -> STRING). `k=` is accepted and ignored. Kernels:
+// kernels/cpu/parameterized; CPU only.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "instructions/instruction.h"
+#include "kernels/cpu/parameterized.h"
+
+namespace dmlrt::inst {
+
+class ParameterizedInstruction final : public Instruction {
+ public:
+  explicit ParameterizedInstruction(InstructionText t);
+
+  // groupedagg: groups is a column vector with one row per target row, weights target's shape.
+  void check(Shapes& shapes) const override;
+
+ private:
+  void run_cpu(ExecutionContext& ec) override;
+
+  void require(const char* name) const;
+  // A value names a variable when one of that name is bound, else it is a literal (SystemDS's
+  // getScalarInput); `¶v¶` placeholders are patched before this runs.
+  ScalarValue value(ExecutionContext& ec, const std::string& name) const;
+  double number(ExecutionContext& ec, const std::string& name) const;
+  bool flag(ExecutionContext& ec, const std::string& name, bool dflt) const;
+
+  enum class Kind { kReplace, kContains, kRexpand, kGroupedAgg, kToString };
+  Kind kind_ = Kind::kReplace;
+  std::map<std::string, std::string> params_;
+  Operand out_;
+  kernels::cpu::GroupAggFn fn_ = kernels::cpu::GroupAggFn::kSum;
+};
+
+}  // namespace dmlrt::inst
