@@ -340,12 +340,12 @@ class Timer {
 
  private:
   double loop_ms(const std::function<void()>& fn, int iters) {
-    DMLRT_CUDA_CHECK(cudaEventRecord(start_.get(), stream_));
+    DMLRT_CHECK(cudaEventRecord(start_.get(), stream_));
     for (int i = 0; i < iters; ++i) fn();
-    DMLRT_CUDA_CHECK(cudaEventRecord(stop_.get(), stream_));
-    DMLRT_CUDA_CHECK(cudaEventSynchronize(stop_.get()));
+    DMLRT_CHECK(cudaEventRecord(stop_.get(), stream_));
+    DMLRT_CHECK(cudaEventSynchronize(stop_.get()));
     float ms = 0;
-    DMLRT_CUDA_CHECK(cudaEventElapsedTime(&ms, start_.get(), stop_.get()));
+    DMLRT_CHECK(cudaEventElapsedTime(&ms, start_.get(), stop_.get()));
     return ms;
   }
   cudaStream_t stream_;
@@ -408,13 +408,13 @@ class Env {
     ro.gpu_mode = inst::GpuMode::kOff;  // GPU° lines run on the GPU in every mode
     ec_ = std::make_unique<inst::ExecutionContext>(services_, ro);
     cublasHandle_t b = nullptr;
-    DMLRT_CUBLAS_CHECK(cublasCreate(&b));
+    DMLRT_CHECK(cublasCreate(&b));
     cublas_ = gpu::UniqueCublas(b);
-    DMLRT_CUBLAS_CHECK(cublasSetStream(b, stream()));
+    DMLRT_CHECK(cublasSetStream(b, stream()));
     cusparseHandle_t s = nullptr;
-    DMLRT_CUSPARSE_CHECK(cusparseCreate(&s));
+    DMLRT_CHECK(cusparseCreate(&s));
     cusparse_ = gpu::UniqueCusparse(s);
-    DMLRT_CUSPARSE_CHECK(cusparseSetStream(s, stream()));
+    DMLRT_CHECK(cusparseSetStream(s, stream()));
   }
   ~Env() {
     ec_.reset();  // matrix objects go before the session
@@ -434,15 +434,15 @@ class Env {
 
   mem::GpuSession& gpu() { return *gpu_; }
   inst::ExecutionContext& ec() { return *ec_; }
-  cudaStream_t stream() const { return gpu_->cuda_stream(); }
+  cudaStream_t stream() const { return gpu_->stream(); }
   cublasHandle_t cublas() const { return cublas_.get(); }
   cusparseHandle_t cusparse() const { return cusparse_.get(); }
   cudnnHandle_t cudnn() {
     if (!cudnn_) {
       cudnnHandle_t h = nullptr;
-      DMLRT_CUDNN_CHECK(cudnnCreate(&h));
+      DMLRT_CHECK(cudnnCreate(&h));
       cudnn_ = gpu::UniqueHandle<cudnnHandle_t, CudnnHandleDestroy>(h);
-      DMLRT_CUDNN_CHECK(cudnnSetStream(h, stream()));
+      DMLRT_CHECK(cudnnSetStream(h, stream()));
     }
     return cudnn_.get();
   }
@@ -527,17 +527,17 @@ class Env {
     cublasHandle_t h = cublas();
     if (fp64()) {
       double nr = 0, nd = 0, m1 = -1.0;
-      DMLRT_CUBLAS_CHECK(cublasDnrm2_64(h, n, static_cast<double*>(ref), 1, &nr));
-      DMLRT_CUBLAS_CHECK(cublasDaxpy_64(h, n, &m1, static_cast<const double*>(got), 1,
-                                        static_cast<double*>(ref), 1));
-      DMLRT_CUBLAS_CHECK(cublasDnrm2_64(h, n, static_cast<double*>(ref), 1, &nd));
+      DMLRT_CHECK(cublasDnrm2_64(h, n, static_cast<double*>(ref), 1, &nr));
+      DMLRT_CHECK(cublasDaxpy_64(h, n, &m1, static_cast<const double*>(got), 1,
+                                 static_cast<double*>(ref), 1));
+      DMLRT_CHECK(cublasDnrm2_64(h, n, static_cast<double*>(ref), 1, &nd));
       return nr > 0 ? nd / nr : nd;
     }
     float nr = 0, nd = 0, m1 = -1.0f;
-    DMLRT_CUBLAS_CHECK(cublasSnrm2_64(h, n, static_cast<float*>(ref), 1, &nr));
-    DMLRT_CUBLAS_CHECK(
+    DMLRT_CHECK(cublasSnrm2_64(h, n, static_cast<float*>(ref), 1, &nr));
+    DMLRT_CHECK(
         cublasSaxpy_64(h, n, &m1, static_cast<const float*>(got), 1, static_cast<float*>(ref), 1));
-    DMLRT_CUBLAS_CHECK(cublasSnrm2_64(h, n, static_cast<float*>(ref), 1, &nd));
+    DMLRT_CHECK(cublasSnrm2_64(h, n, static_cast<float*>(ref), 1, &nd));
     return nr > 0 ? static_cast<double>(nd) / nr : nd;
   }
   // Norm-wise relative-error bound of a correct result in this precision (sums of up to ~6e4
@@ -693,18 +693,18 @@ class CudnnAnchor {
     x_ = tensor(cs.n, cs.c, cs.h, cs.w, dt);
     y_ = tensor(cs.n, cs.k, cs.p(), cs.q(), dt);
     cudnnFilterDescriptor_t f = nullptr;
-    DMLRT_CUDNN_CHECK(cudnnCreateFilterDescriptor(&f));
+    DMLRT_CHECK(cudnnCreateFilterDescriptor(&f));
     w_ = UniqueFilterDesc(f);
-    DMLRT_CUDNN_CHECK(cudnnSetFilter4dDescriptor(f, dt, CUDNN_TENSOR_NCHW, cs.k, cs.c, cs.r, cs.s));
+    DMLRT_CHECK(cudnnSetFilter4dDescriptor(f, dt, CUDNN_TENSOR_NCHW, cs.k, cs.c, cs.r, cs.s));
     cudnnConvolutionDescriptor_t c = nullptr;
-    DMLRT_CUDNN_CHECK(cudnnCreateConvolutionDescriptor(&c));
+    DMLRT_CHECK(cudnnCreateConvolutionDescriptor(&c));
     conv_ = UniqueConvDesc(c);
     // SystemDS's conv2d is a cross-correlation, as cuDNN's CUDNN_CROSS_CORRELATION.
-    DMLRT_CUDNN_CHECK(cudnnSetConvolution2dDescriptor(c, cs.pad, cs.pad, cs.stride, cs.stride, 1, 1,
-                                                      CUDNN_CROSS_CORRELATION, dt));
-    DMLRT_CUDNN_CHECK(cudnnSetConvolutionMathType(c, default_math()));
+    DMLRT_CHECK(cudnnSetConvolution2dDescriptor(c, cs.pad, cs.pad, cs.stride, cs.stride, 1, 1,
+                                                CUDNN_CROSS_CORRELATION, dt));
+    DMLRT_CHECK(cudnnSetConvolutionMathType(c, default_math()));
     int n = 0, k = 0, p = 0, q = 0;
-    DMLRT_CUDNN_CHECK(cudnnGetConvolution2dForwardOutputDim(c, x_.get(), w_.get(), &n, &k, &p, &q));
+    DMLRT_CHECK(cudnnGetConvolution2dForwardOutputDim(c, x_.get(), w_.get(), &n, &k, &p, &q));
     DMLRT_REQUIRE(n == cs.n && k == cs.k && p == cs.p() && q == cs.q(), RuntimeError,
                   "dmlrt_bench: cuDNN output dims " << n << "x" << k << "x" << p << "x" << q
                                                     << " differ from N x K x P x Q of " << cs.name);
@@ -716,27 +716,27 @@ class CudnnAnchor {
   void run(ConvPass pass, const void* x, const void* w, const void* dy, void* out,
            int64_t out_elems, void* ws, size_t ws_bytes, Timer& timer, Record& r) {
     cudnnHandle_t h = env_.cudnn();
-    DMLRT_CUDNN_CHECK(cudnnSetConvolutionMathType(conv_.get(), default_math()));
+    DMLRT_CHECK(cudnnSetConvolutionMathType(conv_.get(), default_math()));
     std::vector<AlgoPerf> cands;
     const Clock::time_point t = Clock::now();
     if (pass == ConvPass::kFwd) {
       cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
       int got = 0;
-      DMLRT_CUDNN_CHECK(cudnnFindConvolutionForwardAlgorithmEx(
+      DMLRT_CHECK(cudnnFindConvolutionForwardAlgorithmEx(
           h, x_.get(), x, w_.get(), w, conv_.get(), y_.get(), out, CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
           &got, perf, ws, ws_bytes));
       cands = successful(perf, got, ws_bytes);
     } else if (pass == ConvPass::kBwdData) {
       cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
       int got = 0;
-      DMLRT_CUDNN_CHECK(cudnnFindConvolutionBackwardDataAlgorithmEx(
+      DMLRT_CHECK(cudnnFindConvolutionBackwardDataAlgorithmEx(
           h, w_.get(), w, y_.get(), dy, conv_.get(), x_.get(), out,
           CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &got, perf, ws, ws_bytes));
       cands = successful(perf, got, ws_bytes);
     } else {
       cudnnConvolutionBwdFilterAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
       int got = 0;
-      DMLRT_CUDNN_CHECK(cudnnFindConvolutionBackwardFilterAlgorithmEx(
+      DMLRT_CHECK(cudnnFindConvolutionBackwardFilterAlgorithmEx(
           h, x_.get(), x, y_.get(), dy, conv_.get(), w_.get(), out,
           CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &got, perf, ws, ws_bytes));
       cands = successful(perf, got, ws_bytes);
@@ -753,7 +753,7 @@ class CudnnAnchor {
       const std::string name = algo_name(pass, a.algo);
       try {
         // FP64 runs with the math type the find reported; FP32 stays on FMA math (no TF32).
-        DMLRT_CUDNN_CHECK(
+        DMLRT_CHECK(
             cudnnSetConvolutionMathType(conv_.get(), env_.fp64() ? a.math : CUDNN_FMA_MATH));
         const Timed tm = timer.time([&] { launch(pass, a.algo, x, w, dy, out, ws, a.memory); }, 1);
         tried.push_back({{"algo", name},
@@ -775,8 +775,7 @@ class CudnnAnchor {
     DMLRT_REQUIRE(std::isfinite(best), RuntimeError,
                   "no cuDNN algorithm ran for " << cs_.name << " " << pass_name(pass));
     const AlgoPerf& a = cands[winner];
-    DMLRT_CUDNN_CHECK(
-        cudnnSetConvolutionMathType(conv_.get(), env_.fp64() ? a.math : CUDNN_FMA_MATH));
+    DMLRT_CHECK(cudnnSetConvolutionMathType(conv_.get(), env_.fp64() ? a.math : CUDNN_FMA_MATH));
     launch(pass, a.algo, x, w, dy, out, ws, a.memory);
     r.anchor_ms = best;
     leave_reference(pass, x, w, dy, out, out_elems, ws, ws_bytes, r);
@@ -800,13 +799,12 @@ class CudnnAnchor {
     try {
       mem::DeviceAllocation ref = env_.gpu().scratch(bytes, "bench cuDNN reference output");
       mem::DeviceAllocation diff = env_.gpu().scratch(bytes, "bench cuDNN reference difference");
-      DMLRT_CUDNN_CHECK(cudnnSetConvolutionMathType(conv_.get(), default_math()));
+      DMLRT_CHECK(cudnnSetConvolutionMathType(conv_.get(), default_math()));
       launch(pass, ref_algo, x, w, dy, ref.data(), ws, ws_bytes);
-      cudaStream_t st = env_.gpu().cuda_stream();
-      DMLRT_CUDA_CHECK(
-          cudaMemcpyAsync(diff.data(), ref.data(), bytes, cudaMemcpyDeviceToDevice, st));
+      cudaStream_t st = env_.gpu().stream();
+      DMLRT_CHECK(cudaMemcpyAsync(diff.data(), ref.data(), bytes, cudaMemcpyDeviceToDevice, st));
       r.extra["anchor_rel_err"] = env_.rel_err(out, diff.data(), out_elems);
-      DMLRT_CUDA_CHECK(cudaMemcpyAsync(out, ref.data(), bytes, cudaMemcpyDeviceToDevice, st));
+      DMLRT_CHECK(cudaMemcpyAsync(out, ref.data(), bytes, cudaMemcpyDeviceToDevice, st));
       env_.sync();
       r.extra["check_reference"] = algo_name(pass, ref_algo);
     } catch (const std::exception& e) {
@@ -817,9 +815,9 @@ class CudnnAnchor {
 
   static UniqueTensorDesc tensor(int n, int c, int h, int w, cudnnDataType_t dt) {
     cudnnTensorDescriptor_t d = nullptr;
-    DMLRT_CUDNN_CHECK(cudnnCreateTensorDescriptor(&d));
+    DMLRT_CHECK(cudnnCreateTensorDescriptor(&d));
     UniqueTensorDesc u(d);
-    DMLRT_CUDNN_CHECK(cudnnSetTensor4dDescriptor(d, CUDNN_TENSOR_NCHW, dt, n, c, h, w));
+    DMLRT_CHECK(cudnnSetTensor4dDescriptor(d, CUDNN_TENSOR_NCHW, dt, n, c, h, w));
     return u;
   }
 
@@ -827,19 +825,19 @@ class CudnnAnchor {
               void* ws, size_t ws_bytes) {
     cudnnHandle_t h = env_.cudnn();
     if (pass == ConvPass::kFwd)
-      DMLRT_CUDNN_CHECK(cudnnConvolutionForward(
-          h, env_.one(), x_.get(), x, w_.get(), w, conv_.get(),
-          static_cast<cudnnConvolutionFwdAlgo_t>(algo), ws, ws_bytes, env_.zero(), y_.get(), out));
+      DMLRT_CHECK(cudnnConvolutionForward(h, env_.one(), x_.get(), x, w_.get(), w, conv_.get(),
+                                          static_cast<cudnnConvolutionFwdAlgo_t>(algo), ws,
+                                          ws_bytes, env_.zero(), y_.get(), out));
     else if (pass == ConvPass::kBwdData)
-      DMLRT_CUDNN_CHECK(
-          cudnnConvolutionBackwardData(h, env_.one(), w_.get(), w, y_.get(), dy, conv_.get(),
-                                       static_cast<cudnnConvolutionBwdDataAlgo_t>(algo), ws,
-                                       ws_bytes, env_.zero(), x_.get(), out));
+      DMLRT_CHECK(cudnnConvolutionBackwardData(h, env_.one(), w_.get(), w, y_.get(), dy,
+                                               conv_.get(),
+                                               static_cast<cudnnConvolutionBwdDataAlgo_t>(algo), ws,
+                                               ws_bytes, env_.zero(), x_.get(), out));
     else
-      DMLRT_CUDNN_CHECK(
-          cudnnConvolutionBackwardFilter(h, env_.one(), x_.get(), x, y_.get(), dy, conv_.get(),
-                                         static_cast<cudnnConvolutionBwdFilterAlgo_t>(algo), ws,
-                                         ws_bytes, env_.zero(), w_.get(), out));
+      DMLRT_CHECK(cudnnConvolutionBackwardFilter(h, env_.one(), x_.get(), x, y_.get(), dy,
+                                                 conv_.get(),
+                                                 static_cast<cudnnConvolutionBwdFilterAlgo_t>(algo),
+                                                 ws, ws_bytes, env_.zero(), w_.get(), out));
   }
 
   Env& env_;
@@ -938,15 +936,15 @@ void bench_conv(Bench& b, Env& env, Timer& timer) {
 void gemm_row_major(Env& env, int64_t m, int64_t n, int64_t k, const void* a, const void* b,
                     void* c) {
   if (env.fp64())
-    DMLRT_CUBLAS_CHECK(cublasDgemm_64(
-        env.cublas(), CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, static_cast<const double*>(env.one()),
-        static_cast<const double*>(b), n, static_cast<const double*>(a), k,
-        static_cast<const double*>(env.zero()), static_cast<double*>(c), n));
+    DMLRT_CHECK(cublasDgemm_64(env.cublas(), CUBLAS_OP_N, CUBLAS_OP_N, n, m, k,
+                               static_cast<const double*>(env.one()), static_cast<const double*>(b),
+                               n, static_cast<const double*>(a), k,
+                               static_cast<const double*>(env.zero()), static_cast<double*>(c), n));
   else
-    DMLRT_CUBLAS_CHECK(cublasSgemm_64(
-        env.cublas(), CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, static_cast<const float*>(env.one()),
-        static_cast<const float*>(b), n, static_cast<const float*>(a), k,
-        static_cast<const float*>(env.zero()), static_cast<float*>(c), n));
+    DMLRT_CHECK(cublasSgemm_64(env.cublas(), CUBLAS_OP_N, CUBLAS_OP_N, n, m, k,
+                               static_cast<const float*>(env.one()), static_cast<const float*>(b),
+                               n, static_cast<const float*>(a), k,
+                               static_cast<const float*>(env.zero()), static_cast<float*>(c), n));
 }
 
 // y = op(X) v for a row-major (m, k) X: X is column-major (k, m) to cuBLAS, so X v is its
@@ -955,42 +953,40 @@ void gemv_row_major(Env& env, bool transposed, int64_t m, int64_t k, const void*
                     void* y) {
   const cublasOperation_t op = transposed ? CUBLAS_OP_N : CUBLAS_OP_T;
   if (env.fp64())
-    DMLRT_CUBLAS_CHECK(
-        cublasDgemv_64(env.cublas(), op, k, m, static_cast<const double*>(env.one()),
-                       static_cast<const double*>(x), k, static_cast<const double*>(v), 1,
-                       static_cast<const double*>(env.zero()), static_cast<double*>(y), 1));
+    DMLRT_CHECK(cublasDgemv_64(env.cublas(), op, k, m, static_cast<const double*>(env.one()),
+                               static_cast<const double*>(x), k, static_cast<const double*>(v), 1,
+                               static_cast<const double*>(env.zero()), static_cast<double*>(y), 1));
   else
-    DMLRT_CUBLAS_CHECK(cublasSgemv_64(env.cublas(), op, k, m, static_cast<const float*>(env.one()),
-                                      static_cast<const float*>(x), k, static_cast<const float*>(v),
-                                      1, static_cast<const float*>(env.zero()),
-                                      static_cast<float*>(y), 1));
+    DMLRT_CHECK(cublasSgemv_64(env.cublas(), op, k, m, static_cast<const float*>(env.one()),
+                               static_cast<const float*>(x), k, static_cast<const float*>(v), 1,
+                               static_cast<const float*>(env.zero()), static_cast<float*>(y), 1));
 }
 
 // C(n, n) = t(X) X for a row-major (m, n) X, the column-major (n, m) matrix A' to cuBLAS:
 // C = A' A'^T, by GEMM (full C) or SYRK (lower triangle of the column-major C only).
 void tsmm_gemm(Env& env, int64_t m, int64_t n, const void* x, void* c) {
   if (env.fp64())
-    DMLRT_CUBLAS_CHECK(cublasDgemm_64(
-        env.cublas(), CUBLAS_OP_N, CUBLAS_OP_T, n, n, m, static_cast<const double*>(env.one()),
-        static_cast<const double*>(x), n, static_cast<const double*>(x), n,
-        static_cast<const double*>(env.zero()), static_cast<double*>(c), n));
+    DMLRT_CHECK(cublasDgemm_64(env.cublas(), CUBLAS_OP_N, CUBLAS_OP_T, n, n, m,
+                               static_cast<const double*>(env.one()), static_cast<const double*>(x),
+                               n, static_cast<const double*>(x), n,
+                               static_cast<const double*>(env.zero()), static_cast<double*>(c), n));
   else
-    DMLRT_CUBLAS_CHECK(cublasSgemm_64(
-        env.cublas(), CUBLAS_OP_N, CUBLAS_OP_T, n, n, m, static_cast<const float*>(env.one()),
-        static_cast<const float*>(x), n, static_cast<const float*>(x), n,
-        static_cast<const float*>(env.zero()), static_cast<float*>(c), n));
+    DMLRT_CHECK(cublasSgemm_64(env.cublas(), CUBLAS_OP_N, CUBLAS_OP_T, n, n, m,
+                               static_cast<const float*>(env.one()), static_cast<const float*>(x),
+                               n, static_cast<const float*>(x), n,
+                               static_cast<const float*>(env.zero()), static_cast<float*>(c), n));
 }
 void tsmm_syrk(Env& env, int64_t m, int64_t n, const void* x, void* c) {
   if (env.fp64())
-    DMLRT_CUBLAS_CHECK(
-        cublasDsyrk_64(env.cublas(), CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, n, m,
-                       static_cast<const double*>(env.one()), static_cast<const double*>(x), n,
-                       static_cast<const double*>(env.zero()), static_cast<double*>(c), n));
+    DMLRT_CHECK(cublasDsyrk_64(env.cublas(), CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, n, m,
+                               static_cast<const double*>(env.one()), static_cast<const double*>(x),
+                               n, static_cast<const double*>(env.zero()), static_cast<double*>(c),
+                               n));
   else
-    DMLRT_CUBLAS_CHECK(
-        cublasSsyrk_64(env.cublas(), CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, n, m,
-                       static_cast<const float*>(env.one()), static_cast<const float*>(x), n,
-                       static_cast<const float*>(env.zero()), static_cast<float*>(c), n));
+    DMLRT_CHECK(cublasSsyrk_64(env.cublas(), CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, n, m,
+                               static_cast<const float*>(env.one()), static_cast<const float*>(x),
+                               n, static_cast<const float*>(env.zero()), static_cast<float*>(c),
+                               n));
 }
 
 // A (rows, cols) CSR with exactly nnz_per_row entries per row at distinct random sorted columns,
@@ -1061,7 +1057,7 @@ struct GraphTiming {
 // graph, replayed; the best of 5 replays over `calls`. For small calls whose host loop is
 // launch-bound (bench/README.md, "Host-bound rows").
 GraphTiming graph_time_per_call(Env& env, const std::function<void()>& fn, int calls) {
-  DMLRT_CUDA_CHECK(cudaStreamBeginCapture(env.stream(), cudaStreamCaptureModeThreadLocal));
+  DMLRT_CHECK(cudaStreamBeginCapture(env.stream(), cudaStreamCaptureModeThreadLocal));
   try {
     for (int i = 0; i < calls; ++i) fn();
   } catch (...) {
@@ -1071,24 +1067,24 @@ GraphTiming graph_time_per_call(Env& env, const std::function<void()>& fn, int c
     throw;
   }
   cudaGraph_t raw = nullptr;
-  DMLRT_CUDA_CHECK(cudaStreamEndCapture(env.stream(), &raw));
+  DMLRT_CHECK(cudaStreamEndCapture(env.stream(), &raw));
   const gpu::UniqueHandle<cudaGraph_t, GraphDestroy> graph(raw);
   GraphTiming out;
   size_t nodes = 0;
-  DMLRT_CUDA_CHECK(cudaGraphGetNodes(graph.get(), nullptr, &nodes));
+  DMLRT_CHECK(cudaGraphGetNodes(graph.get(), nullptr, &nodes));
   out.nodes_per_call = static_cast<double>(nodes) / calls;
   cudaGraphExec_t raw_exec = nullptr;
-  DMLRT_CUDA_CHECK(cudaGraphInstantiate(&raw_exec, graph.get(), 0));
+  DMLRT_CHECK(cudaGraphInstantiate(&raw_exec, graph.get(), 0));
   const gpu::UniqueHandle<cudaGraphExec_t, GraphExecDestroy> exec(raw_exec);
   gpu::UniqueEvent e0 = gpu::make_timing_event(), e1 = gpu::make_timing_event();
-  DMLRT_CUDA_CHECK(cudaGraphLaunch(exec.get(), env.stream()));  // warm
+  DMLRT_CHECK(cudaGraphLaunch(exec.get(), env.stream()));  // warm
   for (int rep = 0; rep < 5; ++rep) {
-    DMLRT_CUDA_CHECK(cudaEventRecord(e0.get(), env.stream()));
-    DMLRT_CUDA_CHECK(cudaGraphLaunch(exec.get(), env.stream()));
-    DMLRT_CUDA_CHECK(cudaEventRecord(e1.get(), env.stream()));
-    DMLRT_CUDA_CHECK(cudaEventSynchronize(e1.get()));
+    DMLRT_CHECK(cudaEventRecord(e0.get(), env.stream()));
+    DMLRT_CHECK(cudaGraphLaunch(exec.get(), env.stream()));
+    DMLRT_CHECK(cudaEventRecord(e1.get(), env.stream()));
+    DMLRT_CHECK(cudaEventSynchronize(e1.get()));
     float ms = 0;
-    DMLRT_CUDA_CHECK(cudaEventElapsedTime(&ms, e0.get(), e1.get()));
+    DMLRT_CHECK(cudaEventElapsedTime(&ms, e0.get(), e1.get()));
     if (!(ms / calls >= out.ms_per_call)) out.ms_per_call = ms / calls;
   }
   return out;
@@ -1120,9 +1116,8 @@ void cusparse_variants(Env& env, Timer& timer, const mem::DeviceMatrix& s, const
       const auto alg = static_cast<cusparseSpMVAlg_t>(al.alg);
       try {
         size_t bytes = 0;
-        DMLRT_CUSPARSE_CHECK(cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, env.one(),
-                                                     a.get(), x->get(), env.zero(), y->get(), vt,
-                                                     alg, &bytes));
+        DMLRT_CHECK(cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, env.one(), a.get(),
+                                            x->get(), env.zero(), y->get(), vt, alg, &bytes));
         auto buf = std::make_shared<mem::DeviceAllocation>(
             env.gpu().scratch(std::max<size_t>(bytes, 256), "bench cuSPARSE buffer"));
         // Preprocessing is optional; an algorithm without it still runs.
@@ -1132,8 +1127,8 @@ void cusparse_variants(Env& env, Timer& timer, const mem::DeviceMatrix& s, const
         if (pre != CUSPARSE_STATUS_SUCCESS)
           r.extra[std::string("anchor_no_preprocess_") + al.name] = cusparseGetErrorName(pre);
         variants.emplace_back(al.name, [&env, h, &a, x, y, vt, alg, buf] {
-          DMLRT_CUSPARSE_CHECK(cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, env.one(), a.get(),
-                                            x->get(), env.zero(), y->get(), vt, alg, buf->data()));
+          DMLRT_CHECK(cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, env.one(), a.get(),
+                                   x->get(), env.zero(), y->get(), vt, alg, buf->data()));
         });
       } catch (const std::exception& e) {
         r.extra[std::string("anchor_skipped_") + al.name] = e.what();
@@ -1151,9 +1146,9 @@ void cusparse_variants(Env& env, Timer& timer, const mem::DeviceMatrix& s, const
       const auto alg = static_cast<cusparseSpMMAlg_t>(al.alg);
       try {
         size_t bytes = 0;
-        DMLRT_CUSPARSE_CHECK(cusparseSpMM_bufferSize(
-            h, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, env.one(),
-            a.get(), bm->get(), env.zero(), cm->get(), vt, alg, &bytes));
+        DMLRT_CHECK(cusparseSpMM_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                            CUSPARSE_OPERATION_NON_TRANSPOSE, env.one(), a.get(),
+                                            bm->get(), env.zero(), cm->get(), vt, alg, &bytes));
         auto buf = std::make_shared<mem::DeviceAllocation>(
             env.gpu().scratch(std::max<size_t>(bytes, 256), "bench cuSPARSE buffer"));
         const cusparseStatus_t pre = cusparseSpMM_preprocess(
@@ -1162,9 +1157,9 @@ void cusparse_variants(Env& env, Timer& timer, const mem::DeviceMatrix& s, const
         if (pre != CUSPARSE_STATUS_SUCCESS)
           r.extra[std::string("anchor_no_preprocess_") + al.name] = cusparseGetErrorName(pre);
         variants.emplace_back(al.name, [&env, h, &a, bm, cm, vt, alg, buf] {
-          DMLRT_CUSPARSE_CHECK(cusparseSpMM(
-              h, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, env.one(),
-              a.get(), bm->get(), env.zero(), cm->get(), vt, alg, buf->data()));
+          DMLRT_CHECK(cusparseSpMM(h, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                   CUSPARSE_OPERATION_NON_TRANSPOSE, env.one(), a.get(), bm->get(),
+                                   env.zero(), cm->get(), vt, alg, buf->data()));
         });
       } catch (const std::exception& e) {
         r.extra[std::string("anchor_skipped_") + al.name] = e.what();
@@ -1371,12 +1366,12 @@ void time_chain_by_hand(Env& env, Timer& timer, double bytes, double copy_gbps, 
                          env.device("Z").values(), env.device("W").values()};
     const auto run = [&] {
       if (env.fp64())
-        DMLRT_CUDA_CHECK(dmlrt_bench::launch_sgd_chain_by_hand(
+        DMLRT_CHECK(dmlrt_bench::launch_sgd_chain_by_hand(
             static_cast<const double*>(in[0]), static_cast<const double*>(in[1]),
             static_cast<const double*>(in[2]), static_cast<const double*>(in[3]),
             static_cast<double*>(t2.data()), static_cast<double*>(out.data()), n, env.stream()));
       else
-        DMLRT_CUDA_CHECK(dmlrt_bench::launch_sgd_chain_by_hand(
+        DMLRT_CHECK(dmlrt_bench::launch_sgd_chain_by_hand(
             static_cast<const float*>(in[0]), static_cast<const float*>(in[1]),
             static_cast<const float*>(in[2]), static_cast<const float*>(in[3]),
             static_cast<float*>(t2.data()), static_cast<float*>(out.data()), n, env.stream()));
@@ -1475,7 +1470,7 @@ void bench_cell(Bench& b, Env& env, Timer& timer) {
       mem::DeviceAllocation dst = env.gpu().scratch(n * env.elem(), "bench copy target");
       const void* x = env.device("X").values();
       const Timed tm = timer.time([&] {
-        DMLRT_CUDA_CHECK(
+        DMLRT_CHECK(
             cudaMemcpyAsync(dst.data(), x, n * env.elem(), cudaMemcpyDeviceToDevice, env.stream()));
       });
       r.anchor_ms = tm.median_ms;
@@ -1602,7 +1597,7 @@ void bench_overhead_loop(Bench& b, Env& env) {
   try {
     mem::DeviceAllocation p = env.gpu().scratch(8, "bench memset target");
     const Spread memset =
-        per_call_us([&] { DMLRT_CUDA_CHECK(cudaMemsetAsync(p.data(), 0, 8, env.stream())); });
+        per_call_us([&] { DMLRT_CHECK(cudaMemsetAsync(p.data(), 0, 8, env.stream())); });
     r.anchor_ms = memset.median * 1e-3;
     r.extra["anchor_algo"] = "cudaMemsetAsync 8 bytes";
     put("anchor_us", memset);
@@ -1626,12 +1621,11 @@ void bench_overhead_loop(Bench& b, Env& env) {
     put("bare_kernel_launch_us", bare);
     // Any kernel: an empty one, and one with a cell-wise kernel's parameter block.
     put("empty_kernel_launch_us",
-        per_call_us([&] { DMLRT_CUDA_CHECK(dmlrt_bench::launch_empty(env.stream())); }));
+        per_call_us([&] { DMLRT_CHECK(dmlrt_bench::launch_empty(env.stream())); }));
     if (env.fp64())
       put("params96_kernel_launch_us", per_call_us([&] {
-            DMLRT_CUDA_CHECK(dmlrt_bench::launch_params96(static_cast<const double*>(p.data()),
-                                                          static_cast<double*>(q.data()),
-                                                          env.stream()));
+            DMLRT_CHECK(dmlrt_bench::launch_params96(static_cast<const double*>(p.data()),
+                                                     static_cast<double*>(q.data()), env.stream()));
           }));
     if (r.extra.contains("us_per_instruction"))
       r.extra["dmlrt_above_launch_us"] = r.extra["us_per_instruction"].get<double>() - bare.median;

@@ -36,28 +36,28 @@ const char* status_name(cusolverStatus_t st) {
 
 UniqueEvent make_timing_event() {
   cudaEvent_t e = nullptr;
-  DMLRT_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDefault));
+  DMLRT_CHECK(cudaEventCreateWithFlags(&e, cudaEventDefault));
   return UniqueEvent(e);
 }
 
 GpuContext::GpuContext(int device) : device_(device) {
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
-  DMLRT_CUDA_CHECK_CTX(cudaSetDevice(device), "device " << device);
-  DMLRT_CUDA_CHECK_CTX(cudaGetDeviceProperties(&props_, device), "device " << device);
+  DMLRT_CHECK_CTX(cudaSetDevice(device), "device " << device);
+  DMLRT_CHECK_CTX(cudaGetDeviceProperties(&props_, device), "device " << device);
   cudaStream_t s = nullptr;
-  DMLRT_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  DMLRT_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   stream_ = UniqueStream(s);
   const auto t1 = Clock::now();
 
   cublasHandle_t cb = nullptr;
-  DMLRT_CUBLAS_CHECK(cublasCreate(&cb));
+  DMLRT_CHECK(cublasCreate(&cb));
   cublas_ = UniqueCublas(cb);
-  DMLRT_CUBLAS_CHECK(cublasSetStream(cb, s));
+  DMLRT_CHECK(cublasSetStream(cb, s));
   cusparseHandle_t cs = nullptr;
-  DMLRT_CUSPARSE_CHECK(cusparseCreate(&cs));
+  DMLRT_CHECK(cusparseCreate(&cs));
   cusparse_ = UniqueCusparse(cs);
-  DMLRT_CUSPARSE_CHECK(cusparseSetStream(cs, s));
+  DMLRT_CHECK(cusparseSetStream(cs, s));
   const auto t2 = Clock::now();
   cuda_init_seconds_ = std::chrono::duration<double>(t1 - t0).count();
   libraries_init_seconds_ = std::chrono::duration<double>(t2 - t1).count();
@@ -73,9 +73,9 @@ cusolverDnHandle_t GpuContext::cusolver() {
   if (!cusolver_) {
     const auto t0 = std::chrono::steady_clock::now();
     cusolverDnHandle_t h = nullptr;
-    DMLRT_CUSOLVER_CHECK(cusolverDnCreate(&h));
+    DMLRT_CHECK(cusolverDnCreate(&h));
     cusolver_ = UniqueCusolver(h);
-    DMLRT_CUSOLVER_CHECK(cusolverDnSetStream(h, stream()));
+    DMLRT_CHECK(cusolverDnSetStream(h, stream()));
     libraries_init_seconds_ +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
@@ -86,9 +86,9 @@ cudnnHandle_t GpuContext::cudnn() {
   if (!cudnn_) {
     const auto t0 = std::chrono::steady_clock::now();
     cudnnHandle_t h = nullptr;
-    DMLRT_CUDNN_CHECK(cudnnCreate(&h));
+    DMLRT_CHECK(cudnnCreate(&h));
     cudnn_ = UniqueCudnn(h);
-    DMLRT_CUDNN_CHECK(cudnnSetStream(h, stream()));
+    DMLRT_CHECK(cudnnSetStream(h, stream()));
     libraries_init_seconds_ +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
@@ -107,7 +107,7 @@ std::string GpuContext::summary() const {
 }
 
 void GpuContext::synchronize(const char* what) {
-  DMLRT_CUDA_CHECK_CTX(cudaStreamSynchronize(stream()), what);
+  DMLRT_CHECK_CTX(cudaStreamSynchronize(stream()), what);
 }
 
 }  // namespace dmlrt::gpu

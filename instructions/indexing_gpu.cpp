@@ -18,8 +18,8 @@ namespace {
 // One int32 of device memory, synchronously (a CSR slice's nnz sizes its output).
 int64_t read_device_int32(mem::GpuSession& gpu, const int32_t* p) {
   int32_t v = 0;
-  DMLRT_CUDA_CHECK(cudaMemcpyAsync(&v, p, sizeof v, cudaMemcpyDeviceToHost, gpu.cuda_stream()));
-  DMLRT_CUDA_CHECK(cudaStreamSynchronize(gpu.cuda_stream()));
+  DMLRT_CHECK(cudaMemcpyAsync(&v, p, sizeof v, cudaMemcpyDeviceToHost, gpu.stream()));
+  DMLRT_CHECK(cudaStreamSynchronize(gpu.stream()));
   return v;
 }
 

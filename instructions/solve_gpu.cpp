@@ -22,8 +22,8 @@ namespace {
 template <typename T>
 mem::DeviceMatrix solve_on_device(mem::GpuSession& gpu, const mem::DeviceMatrix& ad,
                                   const mem::DeviceMatrix& bd, int64_t n, int64_t k) {
-  void* blas = gpu.context().cublas();
-  void* solver = gpu.context().cusolver();
+  cublasHandle_t blas = gpu.context().cublas();
+  cusolverDnHandle_t solver = gpu.context().cusolver();
   const size_t es = sizeof(T);
   mem::DeviceAllocation lu = gpu.scratch(static_cast<size_t>(n * n) * es, "gpu_solve LU of A");
   T* lu_p = static_cast<T*>(lu.data());  // (n, n) column-major = A
@@ -33,8 +33,8 @@ mem::DeviceMatrix solve_on_device(mem::GpuSession& gpu, const mem::DeviceMatrix&
   mem::DeviceAllocation rhs;  // (n, k) column-major, when k > 1
   T* rhs_p = x.values_as<T>();
   if (k == 1) {
-    DMLRT_CUDA_CHECK(cudaMemcpyAsync(rhs_p, bd.values(), static_cast<size_t>(n) * es,
-                                     cudaMemcpyDeviceToDevice, gpu.cuda_stream()));
+    DMLRT_CHECK(cudaMemcpyAsync(rhs_p, bd.values(), static_cast<size_t>(n) * es,
+                                cudaMemcpyDeviceToDevice, gpu.stream()));
   } else {
     rhs = gpu.scratch(static_cast<size_t>(n * k) * es, "gpu_solve right-hand sides");
     rhs_p = static_cast<T*>(rhs.data());
@@ -52,8 +52,8 @@ mem::DeviceMatrix solve_on_device(mem::GpuSession& gpu, const mem::DeviceMatrix&
   kernels::cuda::getrf(solver, n, lu_p, static_cast<T*>(work.data()), piv_p, info_p);
   kernels::cuda::getrs(solver, false, n, k, lu_p, piv_p, rhs_p, info_p + 1);
   int host_info[2] = {0, 0};
-  DMLRT_CUDA_CHECK(cudaMemcpyAsync(host_info, info_p, sizeof(host_info), cudaMemcpyDeviceToHost,
-                                   gpu.cuda_stream()));
+  DMLRT_CHECK(
+      cudaMemcpyAsync(host_info, info_p, sizeof(host_info), cudaMemcpyDeviceToHost, gpu.stream()));
   gpu.synchronize("solve devInfo");
   // The CPU kernel's messages (kernels/cpu/solve.cpp).
   DMLRT_REQUIRE(host_info[0] <= 0, RuntimeError,

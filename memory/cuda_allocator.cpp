@@ -17,7 +17,7 @@ void* CudaAllocator::allocate(size_t bytes) {
     cudaGetLastError();  // not sticky: clear it, the manager climbs its ladder
     return nullptr;
   }
-  DMLRT_CUDA_CHECK_CTX(st, "cudaMalloc " << bytes << " bytes");
+  DMLRT_CHECK_CTX(st, "cudaMalloc " << bytes << " bytes");
   return p;
 }
 
@@ -26,13 +26,12 @@ void CudaAllocator::release(void* ptr) {
   cudaFree(ptr);
 }
 
-void CudaAllocator::zero(void* ptr, size_t bytes, void* stream) {
-  DMLRT_CUDA_CHECK_CTX(cudaMemsetAsync(ptr, 0, bytes, static_cast<cudaStream_t>(stream)),
-                       bytes << " bytes");
+void CudaAllocator::zero(void* ptr, size_t bytes, cudaStream_t stream) {
+  DMLRT_CHECK_CTX(cudaMemsetAsync(ptr, 0, bytes, stream), bytes << " bytes");
 }
 
 void device_memory_info(size_t* free_bytes, size_t* total_bytes) {
-  DMLRT_CUDA_CHECK(cudaMemGetInfo(free_bytes, total_bytes));
+  DMLRT_CHECK(cudaMemGetInfo(free_bytes, total_bytes));
 }
 
 PinnedBuffer::PinnedBuffer(size_t bytes) : bytes_(bytes) {
@@ -43,7 +42,7 @@ PinnedBuffer::PinnedBuffer(size_t bytes) : bytes_(bytes) {
     ptr_ = nullptr;
     throw OutOfMemory("pinned host allocation of " + std::to_string(bytes) + " bytes failed");
   }
-  DMLRT_CUDA_CHECK_CTX(st, "cudaMallocHost " << bytes << " bytes");
+  DMLRT_CHECK_CTX(st, "cudaMallocHost " << bytes << " bytes");
 }
 
 PinnedBuffer::~PinnedBuffer() {

@@ -6,6 +6,7 @@
 #ifdef DMLRT_WITH_CUDA
 #include <cstddef>
 
+#include "gpu_context/cuda_types.h"
 #include "memory/memory_manager.h"
 
 namespace dmlrt::mem {
@@ -14,7 +15,7 @@ class CudaAllocator final : public DeviceAllocator {
  public:
   void* allocate(size_t bytes) override;
   void release(void* ptr) override;
-  void zero(void* ptr, size_t bytes, void* stream) override;
+  void zero(void* ptr, size_t bytes, cudaStream_t stream) override;
 };
 
 // Free and total memory of the current device (cudaMemGetInfo).

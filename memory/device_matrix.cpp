@@ -10,7 +10,7 @@
 namespace dmlrt::mem {
 
 DeviceMatrix DeviceMatrix::dense(MemoryManager& mm, int64_t rows, int64_t cols, DType dtype,
-                                 void* stream, AllocLabel what, bool zero) {
+                                 cudaStream_t stream, AllocLabel what, bool zero) {
   DMLRT_REQUIRE(rows >= 0 && cols >= 0, ShapeError,
                 "device matrix for " << what.str() << ": bad shape " << rows << "x" << cols);
   DeviceMatrix m;
@@ -29,7 +29,7 @@ IndexWidth DeviceMatrix::width_for(int64_t rows, int64_t cols, int64_t nnz) {
 }
 
 DeviceMatrix DeviceMatrix::csr(MemoryManager& mm, int64_t rows, int64_t cols, int64_t nnz,
-                               DType dtype, IndexWidth width, void* stream,
+                               DType dtype, IndexWidth width, cudaStream_t stream,
                                const AllocLabel& what) {
   DMLRT_REQUIRE(
       rows >= 0 && cols >= 0 && nnz >= 0, ShapeError,

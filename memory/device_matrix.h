@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <string>
 
+#include "gpu_context/cuda_types.h"
 #include "memory/memory_manager.h"
 
 namespace dmlrt::mem {
@@ -38,11 +39,11 @@ class DeviceMatrix {
   // (rows, cols) dense row-major; uninitialised unless `zero`.
   // `what` labels the allocation (Note [Allocation labels]).
   static DeviceMatrix dense(MemoryManager& mm, int64_t rows, int64_t cols, DType dtype,
-                            void* stream, AllocLabel what, bool zero = false);
+                            cudaStream_t stream, AllocLabel what, bool zero = false);
   // (rows, cols) CSR with room for nnz entries (row offsets not filled). nnz == 0 gives an empty
   // sparse matrix with no device memory at all.
   static DeviceMatrix csr(MemoryManager& mm, int64_t rows, int64_t cols, int64_t nnz, DType dtype,
-                          IndexWidth width, void* stream, const AllocLabel& what);
+                          IndexWidth width, cudaStream_t stream, const AllocLabel& what);
   // A CSR over allocations filled elsewhere (a library call that learns nnz on the device).
   static DeviceMatrix adopt_csr(int64_t rows, int64_t cols, int64_t nnz, DType dtype,
                                 IndexWidth width, DeviceAllocation row_ptr,

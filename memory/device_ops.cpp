@@ -35,14 +35,13 @@ DeviceMatrix GpuSession::to_dense(const DeviceMatrix& m, const std::string& what
       gpu::make_dense(m.rows(), m.cols(), m.cols(), d.values(), vt, CUSPARSE_ORDER_ROW);
   cusparseHandle_t h = context_->cusparse();
   size_t buf_bytes = 0;
-  DMLRT_CUSPARSE_CHECK_CTX(cusparseSparseToDense_bufferSize(h, sp.get(), dn.get(),
-                                                            CUSPARSE_SPARSETODENSE_ALG_DEFAULT,
-                                                            &buf_bytes),
-                           m.describe());
+  DMLRT_CHECK_CTX(cusparseSparseToDense_bufferSize(h, sp.get(), dn.get(),
+                                                   CUSPARSE_SPARSETODENSE_ALG_DEFAULT, &buf_bytes),
+                  m.describe());
   DeviceAllocation buf = scratch(buf_bytes, "cusparseSparseToDense buffer");
-  DMLRT_CUSPARSE_CHECK_CTX(cusparseSparseToDense(h, sp.get(), dn.get(),
-                                                 CUSPARSE_SPARSETODENSE_ALG_DEFAULT, buf.data()),
-                           m.describe());
+  DMLRT_CHECK_CTX(
+      cusparseSparseToDense(h, sp.get(), dn.get(), CUSPARSE_SPARSETODENSE_ALG_DEFAULT, buf.data()),
+      m.describe());
   d.set_nnz(m.nnz());
   stats_.sparse_to_dense_s += since(t0);
   ++stats_.sparse_to_dense_n;
@@ -66,27 +65,23 @@ DeviceMatrix GpuSession::to_csr(const DeviceMatrix& m, const std::string& what) 
       gpu::make_csr(m.rows(), m.cols(), 0, row_ptr.data(), nullptr, nullptr, i64, vt);
   cusparseHandle_t h = context_->cusparse();
   size_t buf_bytes = 0;
-  DMLRT_CUSPARSE_CHECK_CTX(cusparseDenseToSparse_bufferSize(h, dn.get(), sp.get(),
-                                                            CUSPARSE_DENSETOSPARSE_ALG_DEFAULT,
-                                                            &buf_bytes),
-                           m.describe());
+  DMLRT_CHECK_CTX(cusparseDenseToSparse_bufferSize(h, dn.get(), sp.get(),
+                                                   CUSPARSE_DENSETOSPARSE_ALG_DEFAULT, &buf_bytes),
+                  m.describe());
   DeviceAllocation buf = scratch(buf_bytes, "cusparseDenseToSparse buffer");
-  DMLRT_CUSPARSE_CHECK_CTX(cusparseDenseToSparse_analysis(h, dn.get(), sp.get(),
-                                                          CUSPARSE_DENSETOSPARSE_ALG_DEFAULT,
-                                                          buf.data()),
-                           m.describe());
+  DMLRT_CHECK_CTX(cusparseDenseToSparse_analysis(h, dn.get(), sp.get(),
+                                                 CUSPARSE_DENSETOSPARSE_ALG_DEFAULT, buf.data()),
+                  m.describe());
   int64_t r = 0, c = 0, nnz = 0;
-  DMLRT_CUSPARSE_CHECK(cusparseSpMatGetSize(sp.get(), &r, &c, &nnz));
+  DMLRT_CHECK(cusparseSpMatGetSize(sp.get(), &r, &c, &nnz));
   DeviceAllocation col_idx = scratch(static_cast<size_t>(nnz) * isz, what + " (csr column indices)");
   DeviceAllocation values =
       scratch(static_cast<size_t>(nnz) * dtype_size(m.dtype()), what + " (csr values)");
   if (nnz > 0) {
-    DMLRT_CUSPARSE_CHECK(cusparseCsrSetPointers(sp.get(), row_ptr.data(), col_idx.data(),
-                                                values.data()));
-    DMLRT_CUSPARSE_CHECK_CTX(cusparseDenseToSparse_convert(h, dn.get(), sp.get(),
-                                                           CUSPARSE_DENSETOSPARSE_ALG_DEFAULT,
-                                                           buf.data()),
-                             m.describe());
+    DMLRT_CHECK(cusparseCsrSetPointers(sp.get(), row_ptr.data(), col_idx.data(), values.data()));
+    DMLRT_CHECK_CTX(cusparseDenseToSparse_convert(h, dn.get(), sp.get(),
+                                                  CUSPARSE_DENSETOSPARSE_ALG_DEFAULT, buf.data()),
+                    m.describe());
   }
   stats_.dense_to_sparse_s += since(t0);
   ++stats_.dense_to_sparse_n;
@@ -121,15 +116,14 @@ DeviceMatrix GpuSession::transpose(const DeviceMatrix& m, const std::string& wha
             nnz = static_cast<int>(m.nnz());
   size_t buf_bytes = 0;
   // The CSC of m is the CSR of its transpose.
-  DMLRT_CUSPARSE_CHECK_CTX(
-      cusparseCsr2cscEx2_bufferSize(h, rows, cols, nnz, m.values(), static_cast<int*>(m.row_ptr()),
-                                    static_cast<int*>(m.col_idx()), t.values(),
-                                    static_cast<int*>(t.row_ptr()), static_cast<int*>(t.col_idx()),
-                                    vt, CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO,
-                                    CUSPARSE_CSR2CSC_ALG1, &buf_bytes),
-      m.describe());
+  DMLRT_CHECK_CTX(cusparseCsr2cscEx2_bufferSize(
+                      h, rows, cols, nnz, m.values(), static_cast<int*>(m.row_ptr()),
+                      static_cast<int*>(m.col_idx()), t.values(), static_cast<int*>(t.row_ptr()),
+                      static_cast<int*>(t.col_idx()), vt, CUSPARSE_ACTION_NUMERIC,
+                      CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1, &buf_bytes),
+                  m.describe());
   DeviceAllocation buf = scratch(buf_bytes, "cusparseCsr2cscEx2 buffer");
-  DMLRT_CUSPARSE_CHECK_CTX(
+  DMLRT_CHECK_CTX(
       cusparseCsr2cscEx2(h, rows, cols, nnz, m.values(), static_cast<int*>(m.row_ptr()),
                          static_cast<int*>(m.col_idx()), t.values(), static_cast<int*>(t.row_ptr()),
                          static_cast<int*>(t.col_idx()), vt, CUSPARSE_ACTION_NUMERIC,

@@ -76,7 +76,7 @@ GpuSession::GpuSession(const GpuSessionOptions& options, int device) : options_(
   const size_t ws = std::min(kCublasWorkspace, budget / 16) / 256 * 256;
   if (ws > 0) {
     cublas_workspace_ = memory_->allocate(ws, "cuBLAS workspace", stream());
-    DMLRT_CUBLAS_CHECK(cublasSetWorkspace(context_->cublas(), cublas_workspace_.data(), ws));
+    DMLRT_CHECK(cublasSetWorkspace(context_->cublas(), cublas_workspace_.data(), ws));
   }
   conv_algos_ = std::make_unique<gpu::ConvAlgoCache>(options.cudnn_cache_dir,
                                                      static_cast<int64_t>(cudnnGetVersion()));
@@ -112,13 +112,13 @@ void GpuSession::begin_instruction() {
   ++stats_.executed_instructions;
   if (!timing_) return;
   if (!pending_start_) pending_start_ = take_event();
-  DMLRT_CUDA_CHECK(cudaEventRecord(pending_start_.get(), cuda_stream()));
+  DMLRT_CHECK(cudaEventRecord(pending_start_.get(), stream()));
 }
 
 void GpuSession::end_instruction(const std::string& stats_name) {
   if (timing_ && pending_start_) {
     gpu::UniqueEvent stop = take_event();
-    DMLRT_CUDA_CHECK(cudaEventRecord(stop.get(), cuda_stream()));
+    DMLRT_CHECK(cudaEventRecord(stop.get(), stream()));
     timings_.push_back(Timing{stats_name, std::move(pending_start_), std::move(stop)});
   }
   if (options_.sync_each_instruction) {
@@ -133,15 +133,14 @@ void GpuSession::collect_timings(const std::function<void(const std::string&, do
   for (; done < timings_.size(); ++done) {
     Timing& t = timings_[done];
     if (wait) {
-      DMLRT_CUDA_CHECK_CTX(cudaEventSynchronize(t.stop.get()), "timing of " << t.name);
+      DMLRT_CHECK_CTX(cudaEventSynchronize(t.stop.get()), "timing of " << t.name);
     } else {
       const cudaError_t st = cudaEventQuery(t.stop.get());
       if (st == cudaErrorNotReady) break;
-      DMLRT_CUDA_CHECK_CTX(st, "timing of " << t.name);
+      DMLRT_CHECK_CTX(st, "timing of " << t.name);
     }
     float ms = 0.0f;
-    DMLRT_CUDA_CHECK_CTX(cudaEventElapsedTime(&ms, t.start.get(), t.stop.get()),
-                         "timing of " << t.name);
+    DMLRT_CHECK_CTX(cudaEventElapsedTime(&ms, t.start.get(), t.stop.get()), "timing of " << t.name);
     sink(t.name, ms / 1000.0);
     event_pool_.push_back(std::move(t.start));
     event_pool_.push_back(std::move(t.stop));

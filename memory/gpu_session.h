@@ -23,6 +23,7 @@
 
 #ifdef DMLRT_WITH_CUDA
 #include "gpu_context/conv_algo_cache.h"
+#include "gpu_context/cuda_types.h"
 #include "gpu_context/gpu_context.h"
 #include "kernels/cuda/gemm_planner.h"
 #include "kernels/matrix_block.h"
@@ -88,8 +89,7 @@ class GpuSession {
   GpuStats& stats() { return stats_; }
   const GpuSessionOptions& options() const { return options_; }
   DType dtype() const { return options_.dtype; }
-  void* stream() const { return context_->stream(); }
-  cudaStream_t cuda_stream() const { return context_->stream(); }
+  cudaStream_t stream() const { return context_->stream(); }
 
   // Scratch for one op (library buffers, temporaries), ordered on the session's stream.
   // `what` labels it (Note [Allocation labels]).

@@ -148,7 +148,7 @@ std::vector<Evictable*> MemoryManager::unpinned_candidates() const {
   return out;
 }
 
-bool MemoryManager::take_cached(size_t cls, void* stream, void** out) {
+bool MemoryManager::take_cached(size_t cls, cudaStream_t stream, void** out) {
   if (cache_count_ == 0) return false;
   auto it = cache_.find(cls);
   if (it == cache_.end()) return false;
@@ -223,7 +223,7 @@ void MemoryManager::evict_all_unpinned() {
 }
 
 DeviceAllocation MemoryManager::finish(void* ptr, size_t bytes, size_t cls, AllocLabel&& what,
-                                       void* stream, bool zero) {
+                                       cudaStream_t stream, bool zero) {
   uint32_t slot = 0;
   if (!free_slots_.empty()) {
     slot = free_slots_.back();
@@ -250,7 +250,8 @@ DeviceAllocation MemoryManager::finish(void* ptr, size_t bytes, size_t cls, Allo
   return a;
 }
 
-DeviceAllocation MemoryManager::allocate(size_t bytes, AllocLabel what, void* stream, bool zero) {
+DeviceAllocation MemoryManager::allocate(size_t bytes, AllocLabel what, cudaStream_t stream,
+                                         bool zero) {
   if (bytes == 0) return DeviceAllocation();
   const size_t cls = size_class(bytes);
   void* p = nullptr;
@@ -319,7 +320,7 @@ void MemoryManager::give_back(void* ptr, uint32_t slot) {
   if (slot >= slots_.size() || slots_[slot].ptr != ptr) return;  // not ours (no throw: destructor)
   Block& b = slots_[slot];
   const size_t cls = b.block_bytes;
-  void* const stream = b.stream;
+  cudaStream_t const stream = b.stream;
   b.ptr = nullptr;
   b.what = AllocLabel();
   free_slots_.push_back(slot);

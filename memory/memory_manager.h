@@ -40,6 +40,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "gpu_context/cuda_types.h"
 #include "memory/evictable.h"
 #include "memory/gpu_stats.h"
 #include "memory/memory_config.h"
@@ -55,7 +56,7 @@ class DeviceAllocator {
   virtual void* allocate(size_t bytes) = 0;
   virtual void release(void* ptr) = 0;
   // Zero-fills bytes at ptr, ordered on `stream`.
-  virtual void zero(void* ptr, size_t bytes, void* stream) = 0;
+  virtual void zero(void* ptr, size_t bytes, cudaStream_t stream) = 0;
 };
 
 // Note [Allocation labels]
@@ -141,7 +142,7 @@ class MemoryManager {
   // A block of at least `bytes` for work on `stream`; `what` names it in the memory table and in
   // errors (Note [Allocation labels]). Zero-filled (ordered on `stream`) when `zero`. Throws
   // OutOfMemory (Note [Allocation ladder]).
-  DeviceAllocation allocate(size_t bytes, AllocLabel what, void* stream, bool zero = false);
+  DeviceAllocation allocate(size_t bytes, AllocLabel what, cudaStream_t stream, bool zero = false);
 
   // Objects whose device memory may be taken back. An object unregisters itself before it dies.
   void register_evictable(Evictable* e);
@@ -172,21 +173,21 @@ class MemoryManager {
     void* ptr = nullptr;
     size_t block_bytes = 0;  // size class
     size_t requested = 0;
-    void* stream = nullptr;
+    cudaStream_t stream = nullptr;
     AllocLabel what;
   };
   struct CachedBlock {
     void* ptr;
-    void* stream;
+    cudaStream_t stream;
   };
   void give_back(void* ptr, uint32_t slot);
-  bool take_cached(size_t cls, void* stream, void** out);
+  bool take_cached(size_t cls, cudaStream_t stream, void** out);
   void* raw_allocate(size_t cls);
   void raw_release(void* ptr);
   void release_cache_until(size_t target_total);
   std::vector<Evictable*> unpinned_candidates() const;
-  DeviceAllocation finish(void* ptr, size_t bytes, size_t cls, AllocLabel&& what, void* stream,
-                          bool zero);
+  DeviceAllocation finish(void* ptr, size_t bytes, size_t cls, AllocLabel&& what,
+                          cudaStream_t stream, bool zero);
 
   std::unique_ptr<DeviceAllocator> allocator_;
   size_t budget_;

@@ -33,7 +33,7 @@ const void* RowFetcher::rows(int64_t r0, int64_t r1) {
     return static_cast<const char*>(m_.values()) + static_cast<size_t>(r0 * m_.cols()) * elem;
   const size_t bytes = static_cast<size_t>((r1 - r0) * m_.cols()) * elem;
   if (bytes == 0) return buffer_.data();
-  DMLRT_CUDA_CHECK(cudaMemsetAsync(buffer_.data(), 0, bytes, gpu_.cuda_stream()));
+  DMLRT_CHECK(cudaMemsetAsync(buffer_.data(), 0, bytes, gpu_.stream()));
   if (m_.nnz() == 0) return buffer_.data();
   const int64_t c1 = m_.cols();
   auto fill = [&](auto idx_tag, auto val_tag) {

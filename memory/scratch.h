@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu_context/cuda_types.h"
 #include "kernels/cuda/scratch.h"
 #include "memory/memory_manager.h"
 
@@ -16,7 +17,7 @@ class ScopedScratch final : public kernels::cuda::Scratch {
  public:
   // `owner` prefixes every block's label ("gpu_ba+*": "gpu_ba+* SpGEMM buffer"); work is ordered
   // on `stream`.
-  ScopedScratch(MemoryManager& mm, void* stream, std::string owner)
+  ScopedScratch(MemoryManager& mm, cudaStream_t stream, std::string owner)
       : mm_(&mm), stream_(stream), owner_(std::move(owner)) {}
   ScopedScratch(const ScopedScratch&) = delete;
   ScopedScratch& operator=(const ScopedScratch&) = delete;
@@ -35,7 +36,7 @@ class ScopedScratch final : public kernels::cuda::Scratch {
 
  private:
   MemoryManager* mm_;
-  void* stream_;
+  cudaStream_t stream_;
   std::string owner_;
   std::vector<DeviceAllocation> blocks_;
 };

@@ -46,12 +46,12 @@ void GpuSession::copy_h2d(void* dst, const void* src, size_t bytes) {
     const size_t n = std::min(half, bytes - off);
     const int h = static_cast<int>(i % 2);
     // The previous copy out of this half must be done before it is overwritten.
-    DMLRT_CUDA_CHECK(cudaEventSynchronize(staging_ready_[h].get()));
+    DMLRT_CHECK(cudaEventSynchronize(staging_ready_[h].get()));
     std::memcpy(stg + h * half, static_cast<const char*>(src) + off, n);
-    DMLRT_CUDA_CHECK_CTX(cudaMemcpyAsync(static_cast<char*>(dst) + off, stg + h * half, n,
-                                         cudaMemcpyHostToDevice, cuda_stream()),
-                         n << " bytes");
-    DMLRT_CUDA_CHECK(cudaEventRecord(staging_ready_[h].get(), cuda_stream()));
+    DMLRT_CHECK_CTX(cudaMemcpyAsync(static_cast<char*>(dst) + off, stg + h * half, n,
+                                    cudaMemcpyHostToDevice, stream()),
+                    n << " bytes");
+    DMLRT_CHECK(cudaEventRecord(staging_ready_[h].get(), stream()));
   }
 }
 
@@ -66,15 +66,15 @@ static void d2h_chunks(GpuSession& s, PinnedBuffer& staging, gpu::UniqueEvent* r
   auto issue = [&](size_t i) {
     const size_t off = i * half, n = std::min(half, bytes - off);
     const int h = static_cast<int>(i % 2);
-    DMLRT_CUDA_CHECK_CTX(cudaMemcpyAsync(stg + h * half, static_cast<const char*>(src) + off, n,
-                                         cudaMemcpyDeviceToHost, s.cuda_stream()),
-                         n << " bytes");
-    DMLRT_CUDA_CHECK(cudaEventRecord(ready[h].get(), s.cuda_stream()));
+    DMLRT_CHECK_CTX(cudaMemcpyAsync(stg + h * half, static_cast<const char*>(src) + off, n,
+                                    cudaMemcpyDeviceToHost, s.stream()),
+                    n << " bytes");
+    DMLRT_CHECK(cudaEventRecord(ready[h].get(), s.stream()));
   };
   auto drain = [&](size_t i) {
     const size_t off = i * half, n = std::min(half, bytes - off);
     const int h = static_cast<int>(i % 2);
-    DMLRT_CUDA_CHECK_CTX(cudaEventSynchronize(ready[h].get()), "device to host copy");
+    DMLRT_CHECK_CTX(cudaEventSynchronize(ready[h].get()), "device to host copy");
     consume(stg + h * half, off, n);
   };
   for (size_t i = 0; i < chunks; ++i) {

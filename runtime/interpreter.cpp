@@ -173,8 +173,8 @@ void Interpreter::run_main(inst::ExecutionContext& ec) {
 #ifdef DMLRT_WITH_CUDA
   // The CUDA device is per thread: this one uses the session's, as the thread that opened it.
   if (mem::GpuSession* gpu = options_.gpu.get()) {
-    DMLRT_CUDA_CHECK_CTX(cudaSetDevice(gpu->context().device()),
-                         "device " << gpu->context().device() << " (interpreter thread)");
+    DMLRT_CHECK_CTX(cudaSetDevice(gpu->context().device()),
+                    "device " << gpu->context().device() << " (interpreter thread)");
   }
 #endif
   run_blocks(program_.main, ec);

@@ -12,7 +12,6 @@
 namespace dmlrt::kernels::cuda {
 namespace {
 
-cublasHandle_t handle_of(void* h) { return static_cast<cublasHandle_t>(h); }
 cublasOperation_t op_of(bool t) { return t ? CUBLAS_OP_T : CUBLAS_OP_N; }
 
 // Overloads so that the templates below pick the D or S routine.
@@ -64,48 +63,49 @@ cublasStatus_t syrk(cublasHandle_t h, cublasFillMode_t uplo, cublasOperation_t t
 }
 
 template <typename T>
-void gemm_rm(void* hv, bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, const T* b,
-             T* c) {
+void gemm_rm(cublasHandle_t hv, bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a,
+             const T* b, T* c) {
   if (m == 0 || n == 0) return;
   const T one = 1, zero = 0;
   const int64_t lda = ta ? m : k;  // stored column count of A
   const int64_t ldb = tb ? k : n;
   // C^T (n, m) = op(B)^T op(A)^T, column-major.
-  DMLRT_CUBLAS_CHECK_CTX(
-      gemm(handle_of(hv), op_of(tb), op_of(ta), n, m, k, &one, b, ldb, a, lda, &zero, c, n),
+  DMLRT_CHECK_CTX(
+      gemm(hv, op_of(tb), op_of(ta), n, m, k, &one, b, ldb, a, lda, &zero, c, n),
       "gemm m=" << m << " n=" << n << " k=" << k << " transA=" << ta << " transB=" << tb);
 }
 
 template <typename T>
-void gemm_rm_ld(void* hv, bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a,
-                int64_t lda, const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
+void gemm_rm_ld(cublasHandle_t hv, bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha,
+                const T* a, int64_t lda, const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
   if (m == 0 || n == 0) return;
   // C^T (n, m) = op(B)^T op(A)^T, column-major; a row stride is a column-major leading dimension.
-  DMLRT_CUBLAS_CHECK_CTX(
-      gemm(handle_of(hv), op_of(tb), op_of(ta), n, m, k, &alpha, b, ldb, a, lda, &beta, c, ldc),
-      "gemm m=" << m << " n=" << n << " k=" << k << " transA=" << ta << " transB=" << tb
-                << " lda=" << lda << " ldb=" << ldb << " ldc=" << ldc << " beta=" << beta);
+  DMLRT_CHECK_CTX(gemm(hv, op_of(tb), op_of(ta), n, m, k, &alpha, b, ldb, a, lda, &beta, c, ldc),
+                  "gemm m=" << m << " n=" << n << " k=" << k << " transA=" << ta << " transB=" << tb
+                            << " lda=" << lda << " ldb=" << ldb << " ldc=" << ldc
+                            << " beta=" << beta);
 }
 
 template <typename T>
-void gemv_rm(void* hv, bool trans, int64_t rows, int64_t cols, const T* m, const T* x, T* y) {
+void gemv_rm(cublasHandle_t hv, bool trans, int64_t rows, int64_t cols, const T* m, const T* x,
+             T* y) {
   if (rows == 0 || cols == 0) return;
   const T one = 1, zero = 0;
   // Column-major, M is (cols, rows) with ld = cols: M x is OP_T of it, M^T x is OP_N.
-  DMLRT_CUBLAS_CHECK_CTX(gemv(handle_of(hv), trans ? CUBLAS_OP_N : CUBLAS_OP_T, cols, rows, &one,
-                              m, cols, x, &zero, y),
-                         "gemv rows=" << rows << " cols=" << cols << " trans=" << trans);
+  DMLRT_CHECK_CTX(
+      gemv(hv, trans ? CUBLAS_OP_N : CUBLAS_OP_T, cols, rows, &one, m, cols, x, &zero, y),
+      "gemv rows=" << rows << " cols=" << cols << " trans=" << trans);
 }
 
 template <typename T>
-void dot_dev(void* hv, int64_t n, const T* x, const T* y, T* r) {
-  cublasHandle_t h = handle_of(hv);
+void dot_dev(cublasHandle_t hv, int64_t n, const T* x, const T* y, T* r) {
+  cublasHandle_t h = hv;
   cublasPointerMode_t old = CUBLAS_POINTER_MODE_HOST;
-  DMLRT_CUBLAS_CHECK(cublasGetPointerMode(h, &old));
-  DMLRT_CUBLAS_CHECK(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_DEVICE));
+  DMLRT_CHECK(cublasGetPointerMode(h, &old));
+  DMLRT_CHECK(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_DEVICE));
   const cublasStatus_t st = dot(h, n, x, y, r);
   cublasSetPointerMode(h, old);
-  DMLRT_CUBLAS_CHECK_CTX(st, "dot n=" << n);
+  DMLRT_CHECK_CTX(st, "dot n=" << n);
 }
 
 // Note [tsmm: syrk or gemm]
@@ -117,7 +117,7 @@ void dot_dev(void* hv, int64_t n, const T* x, const T* y, T* r) {
 // (tiles may sum in different orders), so the caller's upper -> lower copy still runs and the
 // result stays exactly symmetric; it costs one pass over n^2 / 2 cells (~4 MB for n = 1024).
 template <typename T>
-void syrk_rm(void* hv, bool left, int64_t rows, int64_t cols, const T* x, T* c) {
+void syrk_rm(cublasHandle_t hv, bool left, int64_t rows, int64_t cols, const T* x, T* c) {
   const int64_t n = left ? cols : rows, k = left ? rows : cols;
   if (n == 0 || k == 0) return;
   if constexpr (std::is_same_v<T, float>) {
@@ -129,68 +129,70 @@ void syrk_rm(void* hv, bool left, int64_t rows, int64_t cols, const T* x, T* c) 
   // Column-major, X is Xc = t(X) (cols, rows) with ld = cols. left: t(X) X = Xc Xc^T (OP_N);
   // right: X t(X) = Xc^T Xc (OP_T). The row-major upper triangle of the symmetric C is the
   // column-major lower one.
-  DMLRT_CUBLAS_CHECK_CTX(syrk(handle_of(hv), CUBLAS_FILL_MODE_LOWER, left ? CUBLAS_OP_N : CUBLAS_OP_T,
-                              n, k, &one, x, cols, &zero, c, n),
-                         "syrk " << (left ? "t(X) X" : "X t(X)") << " X " << rows << "x" << cols);
+  DMLRT_CHECK_CTX(syrk(hv, CUBLAS_FILL_MODE_LOWER, left ? CUBLAS_OP_N : CUBLAS_OP_T, n, k, &one, x,
+                       cols, &zero, c, n),
+                  "syrk " << (left ? "t(X) X" : "X t(X)") << " X " << rows << "x" << cols);
 }
 
 template <typename T>
-void transpose_rm(void* hv, int64_t rows, int64_t cols, const T* in, T* out) {
+void transpose_rm(cublasHandle_t hv, int64_t rows, int64_t cols, const T* in, T* out) {
   if (rows == 0 || cols == 0) return;
   const T one = 1, zero = 0;
   // Column-major: in is (cols, rows) ld = cols; out (rows, cols) ld = rows = in^T. The B operand
   // is out itself with beta 0 (cuBLAS's documented in-place form), so no third buffer is needed.
-  DMLRT_CUBLAS_CHECK_CTX(geam(handle_of(hv), CUBLAS_OP_T, CUBLAS_OP_N, rows, cols, &one, in, cols,
-                              &zero, out, rows, out, rows),
-                         "transpose " << rows << "x" << cols);
+  DMLRT_CHECK_CTX(
+      geam(hv, CUBLAS_OP_T, CUBLAS_OP_N, rows, cols, &one, in, cols, &zero, out, rows, out, rows),
+      "transpose " << rows << "x" << cols);
 }
 
 }  // namespace
 
-void gemm_row_major(void* h, bool ta, bool tb, int64_t m, int64_t n, int64_t k, const double* a,
-                    const double* b, double* c) {
+void gemm_row_major(cublasHandle_t h, bool ta, bool tb, int64_t m, int64_t n, int64_t k,
+                    const double* a, const double* b, double* c) {
   gemm_rm(h, ta, tb, m, n, k, a, b, c);
 }
-void gemm_row_major(void* h, bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a,
-                    const float* b, float* c) {
+void gemm_row_major(cublasHandle_t h, bool ta, bool tb, int64_t m, int64_t n, int64_t k,
+                    const float* a, const float* b, float* c) {
   gemm_rm(h, ta, tb, m, n, k, a, b, c);
 }
-void gemm_row_major(void* h, bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha,
-                    const double* a, int64_t lda, const double* b, int64_t ldb, double beta,
-                    double* c, int64_t ldc) {
+void gemm_row_major(cublasHandle_t h, bool ta, bool tb, int64_t m, int64_t n, int64_t k,
+                    double alpha, const double* a, int64_t lda, const double* b, int64_t ldb,
+                    double beta, double* c, int64_t ldc) {
   gemm_rm_ld(h, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
-void gemm_row_major(void* h, bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha,
-                    const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
-                    int64_t ldc) {
+void gemm_row_major(cublasHandle_t h, bool ta, bool tb, int64_t m, int64_t n, int64_t k,
+                    float alpha, const float* a, int64_t lda, const float* b, int64_t ldb,
+                    float beta, float* c, int64_t ldc) {
   gemm_rm_ld(h, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
-void gemv_row_major(void* h, bool trans, int64_t rows, int64_t cols, const double* m,
+void gemv_row_major(cublasHandle_t h, bool trans, int64_t rows, int64_t cols, const double* m,
                     const double* x, double* y) {
   gemv_rm(h, trans, rows, cols, m, x, y);
 }
-void gemv_row_major(void* h, bool trans, int64_t rows, int64_t cols, const float* m,
+void gemv_row_major(cublasHandle_t h, bool trans, int64_t rows, int64_t cols, const float* m,
                     const float* x, float* y) {
   gemv_rm(h, trans, rows, cols, m, x, y);
 }
-void dot_device(void* h, int64_t n, const double* x, const double* y, double* r) {
+void dot_device(cublasHandle_t h, int64_t n, const double* x, const double* y, double* r) {
   dot_dev(h, n, x, y, r);
 }
-void dot_device(void* h, int64_t n, const float* x, const float* y, float* r) {
+void dot_device(cublasHandle_t h, int64_t n, const float* x, const float* y, float* r) {
   dot_dev(h, n, x, y, r);
 }
-void syrk_upper_row_major(void* h, bool left, int64_t rows, int64_t cols, const double* x,
+void syrk_upper_row_major(cublasHandle_t h, bool left, int64_t rows, int64_t cols, const double* x,
                           double* c) {
   syrk_rm(h, left, rows, cols, x, c);
 }
-void syrk_upper_row_major(void* h, bool left, int64_t rows, int64_t cols, const float* x,
+void syrk_upper_row_major(cublasHandle_t h, bool left, int64_t rows, int64_t cols, const float* x,
                           float* c) {
   syrk_rm(h, left, rows, cols, x, c);
 }
-void transpose_row_major(void* h, int64_t rows, int64_t cols, const double* in, double* out) {
+void transpose_row_major(cublasHandle_t h, int64_t rows, int64_t cols, const double* in,
+                         double* out) {
   transpose_rm(h, rows, cols, in, out);
 }
-void transpose_row_major(void* h, int64_t rows, int64_t cols, const float* in, float* out) {
+void transpose_row_major(cublasHandle_t h, int64_t rows, int64_t cols, const float* in,
+                         float* out) {
   transpose_rm(h, rows, cols, in, out);
 }
 

@@ -37,32 +37,32 @@ __global__ void count_nonzero_kernel(const T* __restrict__ in, int64_t n,
 }
 
 template <typename In, typename Out>
-void convert(const In* in, Out* out, int64_t n, void* stream) {
+void convert(const In* in, Out* out, int64_t n, cudaStream_t stream) {
   if (n == 0) return;
-  convert_kernel<In, Out><<<grid_for(n), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(in, out, n);
-  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "convert n=" << n);
+  convert_kernel<In, Out><<<grid_for(n), kThreads, 0, stream>>>(in, out, n);
+  DMLRT_CHECK_CTX(cudaGetLastError(), "convert n=" << n);
 }
 
 template <typename T>
-void count(const T* in, int64_t n, unsigned long long* out, void* stream) {
+void count(const T* in, int64_t n, unsigned long long* out, cudaStream_t stream) {
   if (n == 0) return;
   const int grid = grid_for(n) < 1024 ? grid_for(n) : 1024;
-  count_nonzero_kernel<T><<<grid, kThreads, 0, static_cast<cudaStream_t>(stream)>>>(in, n, out);
-  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "count_nonzero n=" << n);
+  count_nonzero_kernel<T><<<grid, kThreads, 0, stream>>>(in, n, out);
+  DMLRT_CHECK_CTX(cudaGetLastError(), "count_nonzero n=" << n);
 }
 
 }  // namespace
 
-void launch_double_to_float(const double* in, float* out, int64_t n, void* stream) {
+void launch_double_to_float(const double* in, float* out, int64_t n, cudaStream_t stream) {
   convert(in, out, n, stream);
 }
-void launch_float_to_double(const float* in, double* out, int64_t n, void* stream) {
+void launch_float_to_double(const float* in, double* out, int64_t n, cudaStream_t stream) {
   convert(in, out, n, stream);
 }
-void launch_count_nonzero(const double* in, int64_t n, unsigned long long* c, void* stream) {
+void launch_count_nonzero(const double* in, int64_t n, unsigned long long* c, cudaStream_t stream) {
   count(in, n, c, stream);
 }
-void launch_count_nonzero(const float* in, int64_t n, unsigned long long* c, void* stream) {
+void launch_count_nonzero(const float* in, int64_t n, unsigned long long* c, cudaStream_t stream) {
   count(in, n, c, stream);
 }
 

@@ -142,110 +142,108 @@ __global__ void csr_rbind_offsets_kernel(const int32_t* __restrict__ rp, int64_t
 
 template <typename I, typename T>
 void slice_to_dense(const I* rp, const I* ci, const T* v, int64_t r0, int64_t r1, int64_t c0,
-                    int64_t c1, T* out, void* stream) {
+                    int64_t c1, T* out, cudaStream_t stream) {
   const int64_t nrows = r1 - r0;
   if (nrows <= 0 || c1 <= c0) return;
   csr_slice_to_dense_kernel<I, T>
-      <<<warp_grid(nrows), detail::kThreads, 0, detail::as_stream(stream)>>>(rp, ci, v, r0, nrows,
-                                                                             c0, c1, out);
-  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "csr slice to dense rows ["
-                                               << r0 << "," << r1 << ") cols [" << c0 << "," << c1
-                                               << ")");
+      <<<warp_grid(nrows), detail::kThreads, 0, stream>>>(rp, ci, v, r0, nrows, c0, c1, out);
+  DMLRT_CHECK_CTX(cudaGetLastError(), "csr slice to dense rows [" << r0 << "," << r1 << ") cols ["
+                                                                  << c0 << "," << c1 << ")");
 }
 
 template <typename T>
 void slice_fill(const int32_t* rp, const int32_t* ci, const T* v, int64_t r0, int64_t r1,
                 int64_t c0, int64_t c1, const int32_t* out_rp, int32_t* out_ci, T* out_v,
-                void* stream) {
+                cudaStream_t stream) {
   const int64_t nrows = r1 - r0;
   if (nrows <= 0 || c1 <= c0) return;
-  csr_slice_fill_kernel<T><<<warp_grid(nrows), detail::kThreads, 0, detail::as_stream(stream)>>>(
+  csr_slice_fill_kernel<T><<<warp_grid(nrows), detail::kThreads, 0, stream>>>(
       rp, ci, v, r0, nrows, c0, c1, out_rp, out_ci, out_v);
-  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "csr slice fill rows [" << r0 << "," << r1 << ") cols ["
-                                                                   << c0 << "," << c1 << ")");
+  DMLRT_CHECK_CTX(cudaGetLastError(), "csr slice fill rows [" << r0 << "," << r1 << ") cols [" << c0
+                                                              << "," << c1 << ")");
 }
 
 template <typename T>
 void reverse_rows(const int32_t* rp, const int32_t* ci, const T* v, int64_t rows, int64_t nnz,
-                  int32_t* out_rp, int32_t* out_ci, T* out_v, void* stream) {
+                  int32_t* out_rp, int32_t* out_ci, T* out_v, cudaStream_t stream) {
   if (nnz == 0) return;  // an empty CSR has no device memory
-  csr_reverse_rows_kernel<T><<<warp_grid(rows), detail::kThreads, 0, detail::as_stream(stream)>>>(
+  csr_reverse_rows_kernel<T><<<warp_grid(rows), detail::kThreads, 0, stream>>>(
       rp, ci, v, rows, nnz, out_rp, out_ci, out_v);
-  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "csr rev " << rows << " rows nnz=" << nnz);
+  DMLRT_CHECK_CTX(cudaGetLastError(), "csr rev " << rows << " rows nnz=" << nnz);
 }
 
 template <typename T>
 void diag_from_vector(const int32_t* rp, const T* v, int64_t n, int64_t nnz, int32_t* out_rp,
-                      int32_t* out_ci, T* out_v, void* stream) {
+                      int32_t* out_ci, T* out_v, cudaStream_t stream) {
   if (nnz == 0) return;
   csr_diag_from_vector_kernel<T>
-      <<<detail::grid_for(n + 1), detail::kThreads, 0, detail::as_stream(stream)>>>(
-          rp, v, n, out_rp, out_ci, out_v);
-  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "csr diag vector->matrix n=" << n << " nnz=" << nnz);
+      <<<detail::grid_for(n + 1), detail::kThreads, 0, stream>>>(rp, v, n, out_rp, out_ci, out_v);
+  DMLRT_CHECK_CTX(cudaGetLastError(), "csr diag vector->matrix n=" << n << " nnz=" << nnz);
 }
 
 template <typename I, typename T>
-void diag_to_vector(const I* rp, const I* ci, const T* v, int64_t n, T* out, void* stream) {
+void diag_to_vector(const I* rp, const I* ci, const T* v, int64_t n, T* out, cudaStream_t stream) {
   if (n == 0) return;
-  csr_diag_to_vector_kernel<I, T>
-      <<<warp_grid(n), detail::kThreads, 0, detail::as_stream(stream)>>>(rp, ci, v, n, out);
-  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "csr diag matrix->vector n=" << n);
+  csr_diag_to_vector_kernel<I, T><<<warp_grid(n), detail::kThreads, 0, stream>>>(rp, ci, v, n, out);
+  DMLRT_CHECK_CTX(cudaGetLastError(), "csr diag matrix->vector n=" << n);
 }
 
 template <typename T>
 void rbind_part(const int32_t* rp, const int32_t* ci, const T* v, int64_t rows, int64_t nnz,
                 int64_t row_off, int64_t nnz_off, int32_t* out_rp, int32_t* out_ci, T* out_v,
-                void* stream) {
-  const cudaStream_t s = detail::as_stream(stream);
+                cudaStream_t stream) {
+  const cudaStream_t s = stream;
   csr_rbind_offsets_kernel<<<detail::grid_for(rows + 1), detail::kThreads, 0, s>>>(
       nnz > 0 ? rp : nullptr, rows, row_off, nnz_off, out_rp);
-  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "csr rbind offsets rows=" << rows << " at " << row_off);
+  DMLRT_CHECK_CTX(cudaGetLastError(), "csr rbind offsets rows=" << rows << " at " << row_off);
   if (nnz == 0) return;
-  DMLRT_CUDA_CHECK_CTX(
-      cudaMemcpyAsync(out_ci + nnz_off, ci, static_cast<size_t>(nnz) * sizeof(int32_t),
-                      cudaMemcpyDeviceToDevice, s),
-      "csr rbind column indices nnz=" << nnz);
-  DMLRT_CUDA_CHECK_CTX(cudaMemcpyAsync(out_v + nnz_off, v, static_cast<size_t>(nnz) * sizeof(T),
-                                       cudaMemcpyDeviceToDevice, s),
-                       "csr rbind values nnz=" << nnz);
+  DMLRT_CHECK_CTX(cudaMemcpyAsync(out_ci + nnz_off, ci, static_cast<size_t>(nnz) * sizeof(int32_t),
+                                  cudaMemcpyDeviceToDevice, s),
+                  "csr rbind column indices nnz=" << nnz);
+  DMLRT_CHECK_CTX(cudaMemcpyAsync(out_v + nnz_off, v, static_cast<size_t>(nnz) * sizeof(T),
+                                  cudaMemcpyDeviceToDevice, s),
+                  "csr rbind values nnz=" << nnz);
 }
 
 }  // namespace
 
 // --- slices ---
 void launch_csr_slice_to_dense(const int32_t* rp, const int32_t* ci, const double* v, int64_t r0,
-                               int64_t r1, int64_t c0, int64_t c1, double* out, void* stream) {
+                               int64_t r1, int64_t c0, int64_t c1, double* out,
+                               cudaStream_t stream) {
   slice_to_dense(rp, ci, v, r0, r1, c0, c1, out, stream);
 }
 void launch_csr_slice_to_dense(const int32_t* rp, const int32_t* ci, const float* v, int64_t r0,
-                               int64_t r1, int64_t c0, int64_t c1, float* out, void* stream) {
+                               int64_t r1, int64_t c0, int64_t c1, float* out,
+                               cudaStream_t stream) {
   slice_to_dense(rp, ci, v, r0, r1, c0, c1, out, stream);
 }
 void launch_csr_slice_to_dense(const int64_t* rp, const int64_t* ci, const double* v, int64_t r0,
-                               int64_t r1, int64_t c0, int64_t c1, double* out, void* stream) {
+                               int64_t r1, int64_t c0, int64_t c1, double* out,
+                               cudaStream_t stream) {
   slice_to_dense(rp, ci, v, r0, r1, c0, c1, out, stream);
 }
 void launch_csr_slice_to_dense(const int64_t* rp, const int64_t* ci, const float* v, int64_t r0,
-                               int64_t r1, int64_t c0, int64_t c1, float* out, void* stream) {
+                               int64_t r1, int64_t c0, int64_t c1, float* out,
+                               cudaStream_t stream) {
   slice_to_dense(rp, ci, v, r0, r1, c0, c1, out, stream);
 }
 
 void launch_csr_slice_count(const int32_t* rp, const int32_t* ci, int64_t r0, int64_t r1,
                             int64_t c0, int64_t c1, int64_t in_cols, int32_t* out_rp,
-                            void* stream) {
+                            cudaStream_t stream) {
   const int64_t nrows = r1 - r0;
   if (nrows < 0) return;
-  csr_slice_count_kernel<<<warp_grid(nrows > 0 ? nrows : 1), detail::kThreads, 0,
-                           detail::as_stream(stream)>>>(rp, ci, r0, nrows, c0, c1,
-                                                        c0 == 0 && c1 == in_cols, out_rp);
-  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "csr slice count rows [" << r0 << "," << r1 << ") cols ["
-                                                                    << c0 << "," << c1 << ")");
+  csr_slice_count_kernel<<<warp_grid(nrows > 0 ? nrows : 1), detail::kThreads, 0, stream>>>(
+      rp, ci, r0, nrows, c0, c1, c0 == 0 && c1 == in_cols, out_rp);
+  DMLRT_CHECK_CTX(cudaGetLastError(), "csr slice count rows [" << r0 << "," << r1 << ") cols ["
+                                                               << c0 << "," << c1 << ")");
 }
 
 size_t csr_scan_workspace_bytes(int64_t n) {
   size_t bytes = 0;
   if (n <= 0) return 0;
-  DMLRT_CUDA_CHECK_CTX(
+  DMLRT_CHECK_CTX(
       cub::DeviceScan::InclusiveSum(nullptr, bytes, static_cast<int32_t*>(nullptr),
                                     static_cast<int32_t*>(nullptr), static_cast<int>(n)),
       "csr scan workspace n=" << n);
@@ -253,72 +251,73 @@ size_t csr_scan_workspace_bytes(int64_t n) {
 }
 
 void launch_csr_scan(int32_t* data, int64_t n, void* workspace, size_t workspace_bytes,
-                     void* stream) {
+                     cudaStream_t stream) {
   if (n <= 0) return;
-  DMLRT_CUDA_CHECK_CTX(
-      cub::DeviceScan::InclusiveSum(workspace, workspace_bytes, data, data, static_cast<int>(n),
-                                    detail::as_stream(stream)),
-      "csr scan n=" << n);
+  DMLRT_CHECK_CTX(cub::DeviceScan::InclusiveSum(workspace, workspace_bytes, data, data,
+                                                static_cast<int>(n), stream),
+                  "csr scan n=" << n);
 }
 
 void launch_csr_slice_fill(const int32_t* rp, const int32_t* ci, const double* v, int64_t r0,
                            int64_t r1, int64_t c0, int64_t c1, const int32_t* out_rp,
-                           int32_t* out_ci, double* out_v, void* stream) {
+                           int32_t* out_ci, double* out_v, cudaStream_t stream) {
   slice_fill(rp, ci, v, r0, r1, c0, c1, out_rp, out_ci, out_v, stream);
 }
 void launch_csr_slice_fill(const int32_t* rp, const int32_t* ci, const float* v, int64_t r0,
                            int64_t r1, int64_t c0, int64_t c1, const int32_t* out_rp,
-                           int32_t* out_ci, float* out_v, void* stream) {
+                           int32_t* out_ci, float* out_v, cudaStream_t stream) {
   slice_fill(rp, ci, v, r0, r1, c0, c1, out_rp, out_ci, out_v, stream);
 }
 
 // --- reorg ---
 void launch_csr_reverse_rows(const int32_t* rp, const int32_t* ci, const double* v, int64_t rows,
                              int64_t nnz, int32_t* out_rp, int32_t* out_ci, double* out_v,
-                             void* stream) {
+                             cudaStream_t stream) {
   reverse_rows(rp, ci, v, rows, nnz, out_rp, out_ci, out_v, stream);
 }
 void launch_csr_reverse_rows(const int32_t* rp, const int32_t* ci, const float* v, int64_t rows,
                              int64_t nnz, int32_t* out_rp, int32_t* out_ci, float* out_v,
-                             void* stream) {
+                             cudaStream_t stream) {
   reverse_rows(rp, ci, v, rows, nnz, out_rp, out_ci, out_v, stream);
 }
 
 void launch_csr_diag_from_vector(const int32_t* rp, const double* v, int64_t n, int64_t nnz,
-                                 int32_t* out_rp, int32_t* out_ci, double* out_v, void* stream) {
+                                 int32_t* out_rp, int32_t* out_ci, double* out_v,
+                                 cudaStream_t stream) {
   diag_from_vector(rp, v, n, nnz, out_rp, out_ci, out_v, stream);
 }
 void launch_csr_diag_from_vector(const int32_t* rp, const float* v, int64_t n, int64_t nnz,
-                                 int32_t* out_rp, int32_t* out_ci, float* out_v, void* stream) {
+                                 int32_t* out_rp, int32_t* out_ci, float* out_v,
+                                 cudaStream_t stream) {
   diag_from_vector(rp, v, n, nnz, out_rp, out_ci, out_v, stream);
 }
 
 void launch_csr_diag_to_vector(const int32_t* rp, const int32_t* ci, const double* v, int64_t n,
-                               double* out, void* stream) {
+                               double* out, cudaStream_t stream) {
   diag_to_vector(rp, ci, v, n, out, stream);
 }
 void launch_csr_diag_to_vector(const int32_t* rp, const int32_t* ci, const float* v, int64_t n,
-                               float* out, void* stream) {
+                               float* out, cudaStream_t stream) {
   diag_to_vector(rp, ci, v, n, out, stream);
 }
 void launch_csr_diag_to_vector(const int64_t* rp, const int64_t* ci, const double* v, int64_t n,
-                               double* out, void* stream) {
+                               double* out, cudaStream_t stream) {
   diag_to_vector(rp, ci, v, n, out, stream);
 }
 void launch_csr_diag_to_vector(const int64_t* rp, const int64_t* ci, const float* v, int64_t n,
-                               float* out, void* stream) {
+                               float* out, cudaStream_t stream) {
   diag_to_vector(rp, ci, v, n, out, stream);
 }
 
 // --- rbind ---
 void launch_csr_rbind_part(const int32_t* rp, const int32_t* ci, const double* v, int64_t rows,
                            int64_t nnz, int64_t row_off, int64_t nnz_off, int32_t* out_rp,
-                           int32_t* out_ci, double* out_v, void* stream) {
+                           int32_t* out_ci, double* out_v, cudaStream_t stream) {
   rbind_part(rp, ci, v, rows, nnz, row_off, nnz_off, out_rp, out_ci, out_v, stream);
 }
 void launch_csr_rbind_part(const int32_t* rp, const int32_t* ci, const float* v, int64_t rows,
                            int64_t nnz, int64_t row_off, int64_t nnz_off, int32_t* out_rp,
-                           int32_t* out_ci, float* out_v, void* stream) {
+                           int32_t* out_ci, float* out_v, cudaStream_t stream) {
   rbind_part(rp, ci, v, rows, nnz, row_off, nnz_off, out_rp, out_ci, out_v, stream);
 }
 

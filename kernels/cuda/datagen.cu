@@ -107,20 +107,20 @@ int64_t linear_steps(double x, double incr, int64_t limit, double* delta_out) {
 }
 
 template <typename T>
-void rand(const cpu::RandSpec& spec, T* out, void* stream) {
+void rand(const cpu::RandSpec& spec, T* out, cudaStream_t stream) {
   DMLRT_REQUIRE(spec.rows >= 0 && spec.cols >= 0, ShapeError,
                 "rand: invalid dimensions " << spec.rows << "x" << spec.cols);
   const int64_t n = spec.rows * spec.cols;
   if (n == 0) return;
   const bool constant = spec.pdf == RandPdf::kUniform && spec.min == spec.max;
-  rand_kernel<T><<<detail::grid_for(n), detail::kThreads, 0, detail::as_stream(stream)>>>(
+  rand_kernel<T><<<detail::grid_for(n), detail::kThreads, 0, stream>>>(
       out, n, spec.seed, spec.sparsity, spec.pdf, spec.min, spec.max, spec.lambda, constant);
-  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "rand " << spec.rows << "x" << spec.cols
-                                                   << " pdf=" << static_cast<int>(spec.pdf));
+  DMLRT_CHECK_CTX(cudaGetLastError(), "rand " << spec.rows << "x" << spec.cols
+                                              << " pdf=" << static_cast<int>(spec.pdf));
 }
 
 template <typename T>
-void seq(double from, double incr, int64_t n, T* out, void* stream) {
+void seq(double from, double incr, int64_t n, T* out, cudaStream_t stream) {
   if (n <= 0) return;
   const std::vector<SeqRun> runs = seq_runs(from, incr, n);
   for (size_t b = 0; b < runs.size(); b += kRunsPerLaunch) {
@@ -129,10 +129,11 @@ void seq(double from, double incr, int64_t n, T* out, void* stream) {
         static_cast<int>(runs.size() - b < kRunsPerLaunch ? runs.size() - b : kRunsPerLaunch);
     for (int k = 0; k < batch.count; ++k) batch.runs[k] = runs[b + k];
     batch.end = b + kRunsPerLaunch < runs.size() ? runs[b + kRunsPerLaunch].start : n;
-    seq_kernel<T><<<detail::grid_for(batch.end - batch.runs[0].start), detail::kThreads, 0,
-                    detail::as_stream(stream)>>>(batch, out);
-    DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "seq from=" << from << " incr=" << incr << " n=" << n
-                                                         << " runs=" << runs.size());
+    seq_kernel<T>
+        <<<detail::grid_for(batch.end - batch.runs[0].start), detail::kThreads, 0, stream>>>(batch,
+                                                                                             out);
+    DMLRT_CHECK_CTX(cudaGetLastError(), "seq from=" << from << " incr=" << incr << " n=" << n
+                                                    << " runs=" << runs.size());
   }
 }
 
@@ -158,12 +159,16 @@ std::vector<SeqRun> seq_runs(double from, double incr, int64_t n) {
   return runs;
 }
 
-void launch_rand(const cpu::RandSpec& spec, double* out, void* stream) { rand(spec, out, stream); }
-void launch_rand(const cpu::RandSpec& spec, float* out, void* stream) { rand(spec, out, stream); }
-void launch_seq(double from, double incr, int64_t n, double* out, void* stream) {
+void launch_rand(const cpu::RandSpec& spec, double* out, cudaStream_t stream) {
+  rand(spec, out, stream);
+}
+void launch_rand(const cpu::RandSpec& spec, float* out, cudaStream_t stream) {
+  rand(spec, out, stream);
+}
+void launch_seq(double from, double incr, int64_t n, double* out, cudaStream_t stream) {
   seq(from, incr, n, out, stream);
 }
-void launch_seq(double from, double incr, int64_t n, float* out, void* stream) {
+void launch_seq(double from, double incr, int64_t n, float* out, cudaStream_t stream) {
   seq(from, incr, n, out, stream);
 }
 }  // namespace dmlrt::kernels::cuda

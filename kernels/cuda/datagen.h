@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "gpu_context/cuda_types.h"
 #include "kernels/cpu/random.h"
 
 namespace dmlrt::kernels::cuda {
@@ -14,8 +15,8 @@ namespace dmlrt::kernels::cuda {
 // out (spec.rows, spec.cols) row-major, dense: every cell is written (0 where the sparsity draw
 // leaves it empty), with the values cpu::rand_matrix(spec) holds. Float outputs are the double
 // values rounded to float.
-void launch_rand(const cpu::RandSpec& spec, double* out, void* stream);
-void launch_rand(const cpu::RandSpec& spec, float* out, void* stream);
+void launch_rand(const cpu::RandSpec& spec, double* out, cudaStream_t stream);
+void launch_rand(const cpu::RandSpec& spec, float* out, cudaStream_t stream);
 
 // Note [Parallel seq]
 // SystemDS builds seq(from, to, incr) by repeated addition, cur += incr, so element k carries the
@@ -35,7 +36,7 @@ struct SeqRun {
 std::vector<SeqRun> seq_runs(double from, double incr, int64_t n);
 
 // out (n, 1) = from, from+incr, ... with the values of cpu::seq_column (n from cpu::seq_length).
-void launch_seq(double from, double incr, int64_t n, double* out, void* stream);
-void launch_seq(double from, double incr, int64_t n, float* out, void* stream);
+void launch_seq(double from, double incr, int64_t n, double* out, cudaStream_t stream);
+void launch_seq(double from, double incr, int64_t n, float* out, cudaStream_t stream);
 
 }  // namespace dmlrt::kernels::cuda

@@ -247,10 +247,10 @@ void run_pass(const T* x, const T* dout, const T* save_mean, int64_t n, int64_t 
               const Workspace& ws, const FinishArgs<T>& args, cudaStream_t s) {
   channel_partials_kernel<P, T><<<static_cast<unsigned>(c * ws.splits), kThreads, 0, s>>>(
       x, dout, ws.chan, save_mean, n, c, hw, ws.splits, ws.partials);
-  DMLRT_CUDA_CHECK(cudaGetLastError());
+  DMLRT_CHECK(cudaGetLastError());
   channel_finish_kernel<P, T>
       <<<static_cast<unsigned>(c), kThreads, 0, s>>>(ws.partials, ws.splits, n * hw, ws.chan, args);
-  DMLRT_CUDA_CHECK(cudaGetLastError());
+  DMLRT_CHECK(cudaGetLastError());
 }
 
 template <typename T>
@@ -260,15 +260,15 @@ void normalise(const T* x, const T* scale, const T* bias, T* out, int64_t n, int
   if (total == 0) return;
   normalise_kernel<T>
       <<<detail::grid_for(total), kThreads, 0, s>>>(x, scale, bias, ws.chan, out, total, c, hw);
-  DMLRT_CUDA_CHECK(cudaGetLastError());
+  DMLRT_CHECK(cudaGetLastError());
 }
 
 template <typename T>
 void train(const T* x, const T* scale, const T* bias, const T* run_mean, const T* run_var, T* out,
            T* new_mean, T* new_var, T* save_mean, T* save_inv_var, int64_t n, int64_t c, int64_t hw,
-           double eps, double mu, void* workspace, void* stream) {
+           double eps, double mu, void* workspace, cudaStream_t stream) {
   if (c == 0) return;
-  const cudaStream_t s = detail::as_stream(stream);
+  const cudaStream_t s = stream;
   const Workspace ws = carve(workspace, n, c, hw);
   FinishArgs<T> args;
   args.run_mean = run_mean;
@@ -288,22 +288,22 @@ void train(const T* x, const T* scale, const T* bias, const T* run_mean, const T
 template <typename T>
 void test(const T* x, const T* scale, const T* bias, const T* run_mean, const T* run_var, T* out,
           T* new_mean, T* new_var, T* save_mean, T* save_inv_var, int64_t n, int64_t c, int64_t hw,
-          double eps, void* workspace, void* stream) {
+          double eps, void* workspace, cudaStream_t stream) {
   if (c == 0) return;
-  const cudaStream_t s = detail::as_stream(stream);
+  const cudaStream_t s = stream;
   const Workspace ws = carve(workspace, n, c, hw);
   test_stats_kernel<T><<<detail::grid_for(c), kThreads, 0, s>>>(
       run_mean, run_var, eps, c, ws.chan, new_mean, new_var, save_mean, save_inv_var);
-  DMLRT_CUDA_CHECK(cudaGetLastError());
+  DMLRT_CHECK(cudaGetLastError());
   normalise(x, scale, bias, out, n, c, hw, ws, s);
 }
 
 template <typename T>
 void backward(const T* x, const T* dout, const T* scale, const T* save_mean, const T* save_inv_var,
               T* dx, T* dscale, T* dbias, int64_t n, int64_t c, int64_t hw, void* workspace,
-              void* stream) {
+              cudaStream_t stream) {
   if (c == 0) return;
-  const cudaStream_t s = detail::as_stream(stream);
+  const cudaStream_t s = stream;
   const Workspace ws = carve(workspace, n, c, hw);
   FinishArgs<T> args;
   args.scale = scale;
@@ -316,7 +316,7 @@ void backward(const T* x, const T* dout, const T* scale, const T* save_mean, con
   backward_dx_kernel<T><<<detail::grid_for(total), kThreads, 0, s>>>(
       x, dout, scale, save_mean, save_inv_var, ws.chan, dx, total, c, hw,
       1.0 / static_cast<double>(n * hw));
-  DMLRT_CUDA_CHECK(cudaGetLastError());
+  DMLRT_CHECK(cudaGetLastError());
 }
 
 }  // namespace
@@ -330,7 +330,7 @@ void launch_batch_norm_train(const double* x, const double* scale, const double*
                              const double* run_mean, const double* run_var, double* out,
                              double* new_mean, double* new_var, double* save_mean,
                              double* save_inv_var, int64_t n, int64_t c, int64_t hw, double eps,
-                             double mu, void* workspace, void* stream) {
+                             double mu, void* workspace, cudaStream_t stream) {
   train(x, scale, bias, run_mean, run_var, out, new_mean, new_var, save_mean, save_inv_var, n, c,
         hw, eps, mu, workspace, stream);
 }
@@ -338,7 +338,7 @@ void launch_batch_norm_train(const float* x, const float* scale, const float* bi
                              const float* run_mean, const float* run_var, float* out,
                              float* new_mean, float* new_var, float* save_mean, float* save_inv_var,
                              int64_t n, int64_t c, int64_t hw, double eps, double mu,
-                             void* workspace, void* stream) {
+                             void* workspace, cudaStream_t stream) {
   train(x, scale, bias, run_mean, run_var, out, new_mean, new_var, save_mean, save_inv_var, n, c,
         hw, eps, mu, workspace, stream);
 }
@@ -347,7 +347,7 @@ void launch_batch_norm_test(const double* x, const double* scale, const double* 
                             const double* run_mean, const double* run_var, double* out,
                             double* new_mean, double* new_var, double* save_mean,
                             double* save_inv_var, int64_t n, int64_t c, int64_t hw, double eps,
-                            void* workspace, void* stream) {
+                            void* workspace, cudaStream_t stream) {
   test(x, scale, bias, run_mean, run_var, out, new_mean, new_var, save_mean, save_inv_var, n, c, hw,
        eps, workspace, stream);
 }
@@ -355,7 +355,7 @@ void launch_batch_norm_test(const float* x, const float* scale, const float* bia
                             const float* run_mean, const float* run_var, float* out,
                             float* new_mean, float* new_var, float* save_mean, float* save_inv_var,
                             int64_t n, int64_t c, int64_t hw, double eps, void* workspace,
-                            void* stream) {
+                            cudaStream_t stream) {
   test(x, scale, bias, run_mean, run_var, out, new_mean, new_var, save_mean, save_inv_var, n, c, hw,
        eps, workspace, stream);
 }
@@ -363,13 +363,13 @@ void launch_batch_norm_test(const float* x, const float* scale, const float* bia
 void launch_batch_norm_backward(const double* x, const double* dout, const double* scale,
                                 const double* save_mean, const double* save_inv_var, double* dx,
                                 double* dscale, double* dbias, int64_t n, int64_t c, int64_t hw,
-                                void* workspace, void* stream) {
+                                void* workspace, cudaStream_t stream) {
   backward(x, dout, scale, save_mean, save_inv_var, dx, dscale, dbias, n, c, hw, workspace, stream);
 }
 void launch_batch_norm_backward(const float* x, const float* dout, const float* scale,
                                 const float* save_mean, const float* save_inv_var, float* dx,
                                 float* dscale, float* dbias, int64_t n, int64_t c, int64_t hw,
-                                void* workspace, void* stream) {
+                                void* workspace, cudaStream_t stream) {
   backward(x, dout, scale, save_mean, save_inv_var, dx, dscale, dbias, n, c, hw, workspace, stream);
 }
 

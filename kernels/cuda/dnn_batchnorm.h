@@ -11,6 +11,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "gpu_context/cuda_types.h"
+
 namespace dmlrt::kernels::cuda {
 
 // Workspace bytes of every launcher below for an (n, c*hw) batch.
@@ -24,12 +26,12 @@ void launch_batch_norm_train(const double* x, const double* scale, const double*
                              const double* run_mean, const double* run_var, double* out,
                              double* new_mean, double* new_var, double* save_mean,
                              double* save_inv_var, int64_t n, int64_t c, int64_t hw, double eps,
-                             double mu, void* workspace, void* stream);
+                             double mu, void* workspace, cudaStream_t stream);
 void launch_batch_norm_train(const float* x, const float* scale, const float* bias,
                              const float* run_mean, const float* run_var, float* out,
                              float* new_mean, float* new_var, float* save_mean, float* save_inv_var,
                              int64_t n, int64_t c, int64_t hw, double eps, double mu,
-                             void* workspace, void* stream);
+                             void* workspace, cudaStream_t stream);
 
 // Test mode: out = (x - run_mean) * inv_var * scale + bias with inv_var = 1/sqrt(run_var + eps);
 // the optional outputs (null = not wanted) get new_mean = save_mean = run_mean,
@@ -38,12 +40,12 @@ void launch_batch_norm_test(const double* x, const double* scale, const double* 
                             const double* run_mean, const double* run_var, double* out,
                             double* new_mean, double* new_var, double* save_mean,
                             double* save_inv_var, int64_t n, int64_t c, int64_t hw, double eps,
-                            void* workspace, void* stream);
+                            void* workspace, cudaStream_t stream);
 void launch_batch_norm_test(const float* x, const float* scale, const float* bias,
                             const float* run_mean, const float* run_var, float* out,
                             float* new_mean, float* new_var, float* save_mean, float* save_inv_var,
                             int64_t n, int64_t c, int64_t hw, double eps, void* workspace,
-                            void* stream);
+                            cudaStream_t stream);
 
 // Backward: with centered = x - save_mean and M = n*hw, per channel dbias = sum(dout),
 // dscale = save_inv_var * sum(centered * dout), and
@@ -51,10 +53,10 @@ void launch_batch_norm_test(const float* x, const float* scale, const float* bia
 void launch_batch_norm_backward(const double* x, const double* dout, const double* scale,
                                 const double* save_mean, const double* save_inv_var, double* dx,
                                 double* dscale, double* dbias, int64_t n, int64_t c, int64_t hw,
-                                void* workspace, void* stream);
+                                void* workspace, cudaStream_t stream);
 void launch_batch_norm_backward(const float* x, const float* dout, const float* scale,
                                 const float* save_mean, const float* save_inv_var, float* dx,
                                 float* dscale, float* dbias, int64_t n, int64_t c, int64_t hw,
-                                void* workspace, void* stream);
+                                void* workspace, cudaStream_t stream);
 
 }  // namespace dmlrt::kernels::cuda

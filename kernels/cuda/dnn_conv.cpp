@@ -69,49 +69,48 @@ ConvDescriptors::ConvDescriptors(const ConvDims& d, bool fp64, cudnnMathType_t m
             s = to_int(d.s, "S", d), p = to_int(d.p, "P", d), q = to_int(d.q, "Q", d);
   const std::string ctx = d.to_string();
   cudnnTensorDescriptor_t t = nullptr;
-  DMLRT_CUDNN_CHECK(cudnnCreateTensorDescriptor(&t));
+  DMLRT_CHECK(cudnnCreateTensorDescriptor(&t));
   x_ = UniqueTensorDesc(t);
-  DMLRT_CUDNN_CHECK_CTX(cudnnSetTensor4dDescriptor(t, CUDNN_TENSOR_NCHW, dt, n, c, h, w), ctx);
-  DMLRT_CUDNN_CHECK(cudnnCreateTensorDescriptor(&t));
+  DMLRT_CHECK_CTX(cudnnSetTensor4dDescriptor(t, CUDNN_TENSOR_NCHW, dt, n, c, h, w), ctx);
+  DMLRT_CHECK(cudnnCreateTensorDescriptor(&t));
   y_ = UniqueTensorDesc(t);
-  DMLRT_CUDNN_CHECK_CTX(cudnnSetTensor4dDescriptor(t, CUDNN_TENSOR_NCHW, dt, n, k, p, q), ctx);
+  DMLRT_CHECK_CTX(cudnnSetTensor4dDescriptor(t, CUDNN_TENSOR_NCHW, dt, n, k, p, q), ctx);
   cudnnFilterDescriptor_t f = nullptr;
-  DMLRT_CUDNN_CHECK(cudnnCreateFilterDescriptor(&f));
+  DMLRT_CHECK(cudnnCreateFilterDescriptor(&f));
   w_ = UniqueFilterDesc(f);
-  DMLRT_CUDNN_CHECK_CTX(cudnnSetFilter4dDescriptor(f, dt, CUDNN_TENSOR_NCHW, k, c, r, s), ctx);
+  DMLRT_CHECK_CTX(cudnnSetFilter4dDescriptor(f, dt, CUDNN_TENSOR_NCHW, k, c, r, s), ctx);
   cudnnConvolutionDescriptor_t cv = nullptr;
-  DMLRT_CUDNN_CHECK(cudnnCreateConvolutionDescriptor(&cv));
+  DMLRT_CHECK(cudnnCreateConvolutionDescriptor(&cv));
   conv_ = UniqueConvDesc(cv);
-  DMLRT_CUDNN_CHECK_CTX(cudnnSetConvolution2dDescriptor(
-                            cv, to_int(d.pad_h, "pad_h", d), to_int(d.pad_w, "pad_w", d),
-                            to_int(d.stride_h, "stride_h", d), to_int(d.stride_w, "stride_w", d), 1,
-                            1, CUDNN_CROSS_CORRELATION, dt),
-                        ctx);
+  DMLRT_CHECK_CTX(cudnnSetConvolution2dDescriptor(
+                      cv, to_int(d.pad_h, "pad_h", d), to_int(d.pad_w, "pad_w", d),
+                      to_int(d.stride_h, "stride_h", d), to_int(d.stride_w, "stride_w", d), 1, 1,
+                      CUDNN_CROSS_CORRELATION, dt),
+                  ctx);
   set_math(math);
   int on = 0, ok = 0, op = 0, oq = 0;
-  DMLRT_CUDNN_CHECK_CTX(cudnnGetConvolution2dForwardOutputDim(cv, x_.get(), f, &on, &ok, &op, &oq),
-                        ctx);
+  DMLRT_CHECK_CTX(cudnnGetConvolution2dForwardOutputDim(cv, x_.get(), f, &on, &ok, &op, &oq), ctx);
   DMLRT_REQUIRE(on == n && ok == k && op == p && oq == q, RuntimeError,
                 "cuDNN convolution: cuDNN's output is " << on << "x" << ok << "x" << op << "x" << oq
                                                         << ", expected N x K x P x Q for " << ctx);
 }
 
 void ConvDescriptors::set_math(cudnnMathType_t math) {
-  DMLRT_CUDNN_CHECK_CTX(cudnnSetConvolutionMathType(conv_.get(), math),
-                        "math type " << static_cast<int>(math));
+  DMLRT_CHECK_CTX(cudnnSetConvolutionMathType(conv_.get(), math),
+                  "math type " << static_cast<int>(math));
 }
 
 int algorithm_count(cudnnHandle_t h, gpu::ConvPass pass) {
   int n = 0;
   switch (pass) {
     case gpu::ConvPass::kForward:
-      DMLRT_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithmMaxCount(h, &n));
+      DMLRT_CHECK(cudnnGetConvolutionForwardAlgorithmMaxCount(h, &n));
       break;
     case gpu::ConvPass::kBackwardData:
-      DMLRT_CUDNN_CHECK(cudnnGetConvolutionBackwardDataAlgorithmMaxCount(h, &n));
+      DMLRT_CHECK(cudnnGetConvolutionBackwardDataAlgorithmMaxCount(h, &n));
       break;
     case gpu::ConvPass::kBackwardFilter:
-      DMLRT_CUDNN_CHECK(cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(h, &n));
+      DMLRT_CHECK(cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(h, &n));
       break;
   }
   return n;
@@ -151,28 +150,28 @@ gpu::ConvAlgoList find_algorithms(cudnnHandle_t h, gpu::ConvPass pass, const Con
   switch (pass) {
     case gpu::ConvPass::kForward: {
       std::vector<cudnnConvolutionFwdAlgoPerf_t> perf(static_cast<size_t>(max));
-      DMLRT_CUDNN_CHECK_CTX(cudnnFindConvolutionForwardAlgorithmEx(
-                                h, d.x(), t.x, d.w(), t.w, d.conv(), d.y(), t.y, max, &returned,
-                                perf.data(), workspace, workspace_bytes),
-                            ctx);
+      DMLRT_CHECK_CTX(cudnnFindConvolutionForwardAlgorithmEx(
+                          h, d.x(), t.x, d.w(), t.w, d.conv(), d.y(), t.y, max, &returned,
+                          perf.data(), workspace, workspace_bytes),
+                      ctx);
       collect(perf.data(), returned, deterministic_only, &out);
       break;
     }
     case gpu::ConvPass::kBackwardData: {
       std::vector<cudnnConvolutionBwdDataAlgoPerf_t> perf(static_cast<size_t>(max));
-      DMLRT_CUDNN_CHECK_CTX(cudnnFindConvolutionBackwardDataAlgorithmEx(
-                                h, d.w(), t.w, d.y(), t.y, d.conv(), d.x(), t.x, max, &returned,
-                                perf.data(), workspace, workspace_bytes),
-                            ctx);
+      DMLRT_CHECK_CTX(cudnnFindConvolutionBackwardDataAlgorithmEx(
+                          h, d.w(), t.w, d.y(), t.y, d.conv(), d.x(), t.x, max, &returned,
+                          perf.data(), workspace, workspace_bytes),
+                      ctx);
       collect(perf.data(), returned, deterministic_only, &out);
       break;
     }
     case gpu::ConvPass::kBackwardFilter: {
       std::vector<cudnnConvolutionBwdFilterAlgoPerf_t> perf(static_cast<size_t>(max));
-      DMLRT_CUDNN_CHECK_CTX(cudnnFindConvolutionBackwardFilterAlgorithmEx(
-                                h, d.x(), t.x, d.y(), t.y, d.conv(), d.w(), t.w, max, &returned,
-                                perf.data(), workspace, workspace_bytes),
-                            ctx);
+      DMLRT_CHECK_CTX(cudnnFindConvolutionBackwardFilterAlgorithmEx(
+                          h, d.x(), t.x, d.y(), t.y, d.conv(), d.w(), t.w, max, &returned,
+                          perf.data(), workspace, workspace_bytes),
+                      ctx);
       collect(perf.data(), returned, deterministic_only, &out);
       break;
     }
@@ -206,26 +205,26 @@ double best_run_ms(cudaStream_t stream, const std::function<void()>& run, int re
                    double best_ms) {
   const auto elapsed_ms = [](const gpu::UniqueEvent& from, const gpu::UniqueEvent& to) {
     float ms = 0.0f;
-    DMLRT_CUDA_CHECK(cudaEventElapsedTime(&ms, from.get(), to.get()));
+    DMLRT_CHECK(cudaEventElapsedTime(&ms, from.get(), to.get()));
     return static_cast<double>(ms);
   };
   std::vector<gpu::UniqueEvent> ev;
   ev.push_back(gpu::make_timing_event());
   ev.push_back(gpu::make_timing_event());
-  DMLRT_CUDA_CHECK(cudaEventRecord(ev[0].get(), stream));
+  DMLRT_CHECK(cudaEventRecord(ev[0].get(), stream));
   run();  // warm-up
-  DMLRT_CUDA_CHECK(cudaEventRecord(ev[1].get(), stream));
-  DMLRT_CUDA_CHECK(cudaEventSynchronize(ev[1].get()));
+  DMLRT_CHECK(cudaEventRecord(ev[1].get(), stream));
+  DMLRT_CHECK(cudaEventSynchronize(ev[1].get()));
   double ms = elapsed_ms(ev[0], ev[1]);
   if (repetitions < 1 || ms > kRepeatFactor * best_ms) return ms;
   while (static_cast<int>(ev.size()) < repetitions + 1) ev.push_back(gpu::make_timing_event());
   run();  // pre-roll
   for (int i = 0; i < repetitions; ++i) {
-    DMLRT_CUDA_CHECK(cudaEventRecord(ev[static_cast<size_t>(i)].get(), stream));
+    DMLRT_CHECK(cudaEventRecord(ev[static_cast<size_t>(i)].get(), stream));
     run();
   }
-  DMLRT_CUDA_CHECK(cudaEventRecord(ev[static_cast<size_t>(repetitions)].get(), stream));
-  DMLRT_CUDA_CHECK(cudaEventSynchronize(ev[static_cast<size_t>(repetitions)].get()));
+  DMLRT_CHECK(cudaEventRecord(ev[static_cast<size_t>(repetitions)].get(), stream));
+  DMLRT_CHECK(cudaEventSynchronize(ev[static_cast<size_t>(repetitions)].get()));
   ms = elapsed_ms(ev[0], ev[1]);
   for (size_t i = 1; i < static_cast<size_t>(repetitions); ++i)
     ms = std::min(ms, elapsed_ms(ev[i], ev[i + 1]));
@@ -238,21 +237,20 @@ void run_algorithm(cudnnHandle_t h, gpu::ConvPass pass, const ConvDescriptors& d
   const bool f64 = d.fp64();
   switch (pass) {
     case gpu::ConvPass::kForward:
-      DMLRT_CUDNN_CHECK_CTX(
-          cudnnConvolutionForward(h, sc.alpha(f64), d.x(), t.x, d.w(), t.w, d.conv(),
-                                  static_cast<cudnnConvolutionFwdAlgo_t>(algo), workspace,
-                                  workspace_bytes, sc.beta(f64), d.y(), t.y),
-          "forward algo " << algo << " " << d.dims().to_string());
+      DMLRT_CHECK_CTX(cudnnConvolutionForward(h, sc.alpha(f64), d.x(), t.x, d.w(), t.w, d.conv(),
+                                              static_cast<cudnnConvolutionFwdAlgo_t>(algo),
+                                              workspace, workspace_bytes, sc.beta(f64), d.y(), t.y),
+                      "forward algo " << algo << " " << d.dims().to_string());
       break;
     case gpu::ConvPass::kBackwardData:
-      DMLRT_CUDNN_CHECK_CTX(
+      DMLRT_CHECK_CTX(
           cudnnConvolutionBackwardData(h, sc.alpha(f64), d.w(), t.w, d.y(), t.y, d.conv(),
                                        static_cast<cudnnConvolutionBwdDataAlgo_t>(algo), workspace,
                                        workspace_bytes, sc.beta(f64), d.x(), t.x),
           "backward-data algo " << algo << " " << d.dims().to_string());
       break;
     case gpu::ConvPass::kBackwardFilter:
-      DMLRT_CUDNN_CHECK_CTX(
+      DMLRT_CHECK_CTX(
           cudnnConvolutionBackwardFilter(h, sc.alpha(f64), d.x(), t.x, d.y(), t.y, d.conv(),
                                          static_cast<cudnnConvolutionBwdFilterAlgo_t>(algo),
                                          workspace, workspace_bytes, sc.beta(f64), d.w(), t.w),
@@ -268,13 +266,12 @@ UniqueTensorDesc tensor_4d(bool fp64, int64_t n, int64_t c, int64_t h, int64_t w
   ConvDims d;
   d.n = n, d.k = c, d.p = h, d.q = w;
   cudnnTensorDescriptor_t t = nullptr;
-  DMLRT_CUDNN_CHECK(cudnnCreateTensorDescriptor(&t));
+  DMLRT_CHECK(cudnnCreateTensorDescriptor(&t));
   UniqueTensorDesc owner(t);
-  DMLRT_CUDNN_CHECK_CTX(
-      cudnnSetTensor4dDescriptor(t, CUDNN_TENSOR_NCHW, fp64 ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT,
-                                 to_int(n, "N", d), to_int(c, "K", d), to_int(h, "P", d),
-                                 to_int(w, "Q", d)),
-      n << "x" << c << "x" << h << "x" << w);
+  DMLRT_CHECK_CTX(cudnnSetTensor4dDescriptor(
+                      t, CUDNN_TENSOR_NCHW, fp64 ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT,
+                      to_int(n, "N", d), to_int(c, "K", d), to_int(h, "P", d), to_int(w, "Q", d)),
+                  n << "x" << c << "x" << h << "x" << w);
   return owner;
 }
 
@@ -283,12 +280,11 @@ UniqueTensorDesc tensor_4d(bool fp64, int64_t n, int64_t c, int64_t h, int64_t w
 void relu_inplace(cudnnHandle_t h, bool fp64, int64_t n, int64_t k, int64_t p, int64_t q, void* y) {
   const UniqueTensorDesc yd = tensor_4d(fp64, n, k, p, q);
   cudnnActivationDescriptor_t a = nullptr;
-  DMLRT_CUDNN_CHECK(cudnnCreateActivationDescriptor(&a));
+  DMLRT_CHECK(cudnnCreateActivationDescriptor(&a));
   const UniqueActivationDesc owner(a);
-  DMLRT_CUDNN_CHECK(
-      cudnnSetActivationDescriptor(a, CUDNN_ACTIVATION_RELU, CUDNN_PROPAGATE_NAN, 0.0));
+  DMLRT_CHECK(cudnnSetActivationDescriptor(a, CUDNN_ACTIVATION_RELU, CUDNN_PROPAGATE_NAN, 0.0));
   const Scalars sc(1.0, 0.0);
-  DMLRT_CUDNN_CHECK_CTX(
+  DMLRT_CHECK_CTX(
       cudnnActivationForward(h, a, sc.alpha(fp64), yd.get(), y, sc.beta(fp64), yd.get(), y),
       "relu " << n << "x" << k << "x" << p << "x" << q);
 }

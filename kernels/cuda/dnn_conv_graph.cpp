@@ -37,22 +37,21 @@ std::string status_text(cudnnStatus_t st) {
 
 UniqueBackendDesc make_desc(cudnnBackendDescriptorType_t type, const std::string& ctx) {
   cudnnBackendDescriptor_t d = nullptr;
-  DMLRT_CUDNN_CHECK_CTX(cudnnBackendCreateDescriptor(type, &d),
-                        "descriptor type " << static_cast<int>(type) << " " << ctx);
+  DMLRT_CHECK_CTX(cudnnBackendCreateDescriptor(type, &d),
+                  "descriptor type " << static_cast<int>(type) << " " << ctx);
   return UniqueBackendDesc(d);
 }
 
 void set_attr(cudnnBackendDescriptor_t d, cudnnBackendAttributeName_t name,
               cudnnBackendAttributeType_t type, int64_t count, const void* values,
               const std::string& ctx) {
-  DMLRT_CUDNN_CHECK_CTX(
+  DMLRT_CHECK_CTX(
       cudnnBackendSetAttribute(d, name, type, count, values),
       "attribute " << static_cast<int>(name) << " " << ctx << ": " << last_cudnn_message());
 }
 
 void finalize(cudnnBackendDescriptor_t d, const char* what, const std::string& ctx) {
-  DMLRT_CUDNN_CHECK_CTX(cudnnBackendFinalize(d),
-                        what << " " << ctx << ": " << last_cudnn_message());
+  DMLRT_CHECK_CTX(cudnnBackendFinalize(d), what << " " << ctx << ": " << last_cudnn_message());
 }
 
 // A set, finalize or get that may fail without throwing: false with `why` set.
@@ -277,7 +276,7 @@ ConvGraph::ConvGraph(cudnnHandle_t h, const GraphConvSpec& spec) : spec_(spec) {
   set_attr(graph_.get(), CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &op, ctx);
   finalize(graph_.get(), "operation graph", ctx);
   int64_t n = 0;
-  DMLRT_CUDNN_CHECK_CTX(
+  DMLRT_CHECK_CTX(
       cudnnBackendGetAttribute(graph_.get(), CUDNN_ATTR_OPERATIONGRAPH_ENGINE_GLOBAL_COUNT,
                                CUDNN_TYPE_INT64, 1, &n, &engine_count_),
       ctx);
@@ -300,8 +299,8 @@ void GraphConvPlan::execute(cudnnHandle_t h, const ConvTensors& t, void* workspa
            ctx);
   set_attr(pack.get(), CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1, &workspace, ctx);
   finalize(pack.get(), "variant pack", ctx);
-  DMLRT_CUDNN_CHECK_CTX(cudnnBackendExecute(h, plan_.get(), pack.get()),
-                        ctx << ": " << last_cudnn_message());
+  DMLRT_CHECK_CTX(cudnnBackendExecute(h, plan_.get(), pack.get()),
+                  ctx << ": " << last_cudnn_message());
 }
 
 std::unique_ptr<GraphConvPlan> build_graph_plan(cudnnHandle_t h,

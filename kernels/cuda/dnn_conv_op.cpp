@@ -337,8 +337,8 @@ gpu::ConvAlgoList drop_inaccurate(Run& run, cudnnHandle_t h, GraphPlanMemo& memo
   }
   cublasHandle_t blas = run.ctx.cublas();
   float ref_norm = 0.0f;
-  DMLRT_CUBLAS_CHECK(cublasSnrm2_64(blas, count, static_cast<const float*>(ref), 1,
-                                    &ref_norm));  // host pointer mode: waits for the stream
+  DMLRT_CHECK(cublasSnrm2_64(blas, count, static_cast<const float*>(ref), 1,
+                             &ref_norm));  // host pointer mode: waits for the stream
   if (!std::isfinite(ref_norm)) return found;
   gpu::ConvAlgoList kept;
   for (const gpu::ConvAlgoChoice& c : found) {
@@ -368,9 +368,9 @@ gpu::ConvAlgoList drop_inaccurate(Run& run, cudnnHandle_t h, GraphPlanMemo& memo
     float diff = 0.0f;
     if (ran) {
       const float minus_one = -1.0f;
-      DMLRT_CUBLAS_CHECK(cublasSaxpy_64(blas, count, &minus_one, static_cast<const float*>(ref), 1,
-                                        static_cast<float*>(cand), 1));
-      DMLRT_CUBLAS_CHECK(cublasSnrm2_64(blas, count, static_cast<const float*>(cand), 1, &diff));
+      DMLRT_CHECK(cublasSaxpy_64(blas, count, &minus_one, static_cast<const float*>(ref), 1,
+                                 static_cast<float*>(cand), 1));
+      DMLRT_CHECK(cublasSnrm2_64(blas, count, static_cast<const float*>(cand), 1, &diff));
     }
     const double rel = ref_norm > 0.0f ? static_cast<double>(diff) / ref_norm : diff;
     if (ran && rel <= tolerance) {

@@ -138,86 +138,85 @@ dim3 grid_2d(int64_t cols, int64_t ys) {
 }
 
 template <typename T>
-void im2col_dense(const T* images, int64_t n, const Im2colGeometry& g, T* out, void* stream) {
+void im2col_dense(const T* images, int64_t n, const Im2colGeometry& g, T* out,
+                  cudaStream_t stream) {
   const int64_t total = g.c * g.r * g.s * n * g.p * g.q;
   if (total == 0) return;
   im2col_dense_kernel<T>
-      <<<grid_2d(n * g.p * g.q, g.c), detail::kThreads, 0, detail::as_stream(stream)>>>(images, out,
-                                                                                        n, g);
-  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "im2col (dense) n=" << n << " C=" << g.c << " H=" << g.h
-                                                               << " W=" << g.w << " R=" << g.r
-                                                               << " S=" << g.s);
+      <<<grid_2d(n * g.p * g.q, g.c), detail::kThreads, 0, stream>>>(images, out, n, g);
+  DMLRT_CHECK_CTX(cudaGetLastError(), "im2col (dense) n=" << n << " C=" << g.c << " H=" << g.h
+                                                          << " W=" << g.w << " R=" << g.r
+                                                          << " S=" << g.s);
 }
 
 template <typename T, typename I>
 void im2col_csr(const I* row_ptr, const I* col_idx, const T* values, int64_t r0, int64_t r1,
-                int64_t nnz_hint, const Im2colGeometry& g, T* out, void* stream) {
+                int64_t nnz_hint, const Im2colGeometry& g, T* out, cudaStream_t stream) {
   const int64_t total = g.c * g.r * g.s * (r1 - r0) * g.p * g.q;
   if (total == 0) return;
-  DMLRT_CUDA_CHECK_CTX(
-      cudaMemsetAsync(out, 0, static_cast<size_t>(total) * sizeof(T), detail::as_stream(stream)),
-      "im2col (csr) zero " << total << " cells");
-  im2col_csr_kernel<T, I><<<detail::grid_for(nnz_hint > 0 ? nnz_hint : 1), detail::kThreads, 0,
-                            detail::as_stream(stream)>>>(row_ptr, col_idx, values, r0, r1, g, out);
-  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "im2col (csr) rows ["
-                                               << r0 << ", " << r1 << ") C=" << g.c << " H=" << g.h
-                                               << " W=" << g.w << " R=" << g.r << " S=" << g.s);
+  DMLRT_CHECK_CTX(cudaMemsetAsync(out, 0, static_cast<size_t>(total) * sizeof(T), stream),
+                  "im2col (csr) zero " << total << " cells");
+  im2col_csr_kernel<T, I>
+      <<<detail::grid_for(nnz_hint > 0 ? nnz_hint : 1), detail::kThreads, 0, stream>>>(
+          row_ptr, col_idx, values, r0, r1, g, out);
+  DMLRT_CHECK_CTX(cudaGetLastError(), "im2col (csr) rows [" << r0 << ", " << r1 << ") C=" << g.c
+                                                            << " H=" << g.h << " W=" << g.w
+                                                            << " R=" << g.r << " S=" << g.s);
 }
 
 template <typename T>
 void reorg_knpq(const T* in, const T* bias, int64_t n, int64_t k, int64_t pq, T* out,
-                void* stream) {
+                cudaStream_t stream) {
   const int64_t total = n * k * pq;
   if (total == 0) return;
   if (pq >= kMinSegment)
-    reorg_knpq_kernel<T><<<grid_2d(pq, n * k), detail::kThreads, 0, detail::as_stream(stream)>>>(
-        in, bias, n, k, pq, out);
+    reorg_knpq_kernel<T>
+        <<<grid_2d(pq, n * k), detail::kThreads, 0, stream>>>(in, bias, n, k, pq, out);
   else
     reorg_knpq_flat_kernel<T>
-        <<<detail::grid_for(total), detail::kThreads, 0, detail::as_stream(stream)>>>(in, bias, n,
-                                                                                      k, pq, out);
-  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "reorg_knpq n=" << n << " K=" << k << " PQ=" << pq
-                                                           << " bias=" << (bias != nullptr));
+        <<<detail::grid_for(total), detail::kThreads, 0, stream>>>(in, bias, n, k, pq, out);
+  DMLRT_CHECK_CTX(cudaGetLastError(), "reorg_knpq n=" << n << " K=" << k << " PQ=" << pq
+                                                      << " bias=" << (bias != nullptr));
 }
 
 }  // namespace
 
 void launch_im2col_dense(const double* images, int64_t n, const Im2colGeometry& g, double* out,
-                         void* stream) {
+                         cudaStream_t stream) {
   im2col_dense(images, n, g, out, stream);
 }
 void launch_im2col_dense(const float* images, int64_t n, const Im2colGeometry& g, float* out,
-                         void* stream) {
+                         cudaStream_t stream) {
   im2col_dense(images, n, g, out, stream);
 }
 
 void launch_im2col_csr(const int32_t* row_ptr, const int32_t* col_idx, const double* values,
                        int64_t r0, int64_t r1, int64_t nnz_hint, const Im2colGeometry& g,
-                       double* out, void* stream) {
+                       double* out, cudaStream_t stream) {
   im2col_csr(row_ptr, col_idx, values, r0, r1, nnz_hint, g, out, stream);
 }
 void launch_im2col_csr(const int32_t* row_ptr, const int32_t* col_idx, const float* values,
                        int64_t r0, int64_t r1, int64_t nnz_hint, const Im2colGeometry& g,
-                       float* out, void* stream) {
+                       float* out, cudaStream_t stream) {
   im2col_csr(row_ptr, col_idx, values, r0, r1, nnz_hint, g, out, stream);
 }
 void launch_im2col_csr(const int64_t* row_ptr, const int64_t* col_idx, const double* values,
                        int64_t r0, int64_t r1, int64_t nnz_hint, const Im2colGeometry& g,
-                       double* out, void* stream) {
+                       double* out, cudaStream_t stream) {
   im2col_csr(row_ptr, col_idx, values, r0, r1, nnz_hint, g, out, stream);
 }
 void launch_im2col_csr(const int64_t* row_ptr, const int64_t* col_idx, const float* values,
                        int64_t r0, int64_t r1, int64_t nnz_hint, const Im2colGeometry& g,
-                       float* out, void* stream) {
+                       float* out, cudaStream_t stream) {
   im2col_csr(row_ptr, col_idx, values, r0, r1, nnz_hint, g, out, stream);
 }
 
 void launch_reorg_knpq(const double* in, const double* bias, int64_t n, int64_t k, int64_t pq,
-                       double* out, void* stream) {
+                       double* out, cudaStream_t stream) {
   reorg_knpq(in, bias, n, k, pq, out, stream);
 }
 void launch_reorg_knpq(const float* in, const float* bias, int64_t n, int64_t k, int64_t pq,
-                       float* out, void* stream) {
+                       float* out, cudaStream_t stream) {
   reorg_knpq(in, bias, n, k, pq, out, stream);
 }
 

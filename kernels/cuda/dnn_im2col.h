@@ -8,6 +8,8 @@
 
 #include <cstdint>
 
+#include "gpu_context/cuda_types.h"
+
 namespace dmlrt::kernels::cuda {
 
 // Geometry of one convolution: images C x H x W, filters C x R x S, output P x Q (the caller has
@@ -23,9 +25,9 @@ struct Im2colGeometry {
 // images[i, c*HW + h*W + w] with h = p*stride_h - pad_h + r, w = q*stride_w - pad_w + s, or 0 where
 // (h, w) falls in the padding. images (n, C*H*W) row-major. One thread per output cell.
 void launch_im2col_dense(const double* images, int64_t n, const Im2colGeometry& g, double* out,
-                         void* stream);
+                         cudaStream_t stream);
 void launch_im2col_dense(const float* images, int64_t n, const Im2colGeometry& g, float* out,
-                         void* stream);
+                         cudaStream_t stream);
 
 // The same from rows [r0, r1) of a CSR image batch (C*H*W columns; the row offsets are those of
 // the whole matrix): out (C*R*S, (r1-r0)*P*Q) is zeroed, then each nonzero is scattered to the
@@ -34,23 +36,23 @@ void launch_im2col_dense(const float* images, int64_t n, const Im2colGeometry& g
 // the grid). Each (row, column) must occur at most once in the CSR.
 void launch_im2col_csr(const int32_t* row_ptr, const int32_t* col_idx, const double* values,
                        int64_t r0, int64_t r1, int64_t nnz_hint, const Im2colGeometry& g,
-                       double* out, void* stream);
+                       double* out, cudaStream_t stream);
 void launch_im2col_csr(const int32_t* row_ptr, const int32_t* col_idx, const float* values,
                        int64_t r0, int64_t r1, int64_t nnz_hint, const Im2colGeometry& g,
-                       float* out, void* stream);
+                       float* out, cudaStream_t stream);
 void launch_im2col_csr(const int64_t* row_ptr, const int64_t* col_idx, const double* values,
                        int64_t r0, int64_t r1, int64_t nnz_hint, const Im2colGeometry& g,
-                       double* out, void* stream);
+                       double* out, cudaStream_t stream);
 void launch_im2col_csr(const int64_t* row_ptr, const int64_t* col_idx, const float* values,
                        int64_t r0, int64_t r1, int64_t nnz_hint, const Im2colGeometry& g,
-                       float* out, void* stream);
+                       float* out, cudaStream_t stream);
 
 // out (n, K*PQ) row-major = reorg of in (K, n*PQ) row-major: out[i, k*PQ + j] = in[k, i*PQ + j]
 // + bias[k]. bias (K) may be null (no bias); in may be null (an all-zero product, e.g. an empty
 // filter: out is the bias alone). One thread per output cell.
 void launch_reorg_knpq(const double* in, const double* bias, int64_t n, int64_t k, int64_t pq,
-                       double* out, void* stream);
+                       double* out, cudaStream_t stream);
 void launch_reorg_knpq(const float* in, const float* bias, int64_t n, int64_t k, int64_t pq,
-                       float* out, void* stream);
+                       float* out, cudaStream_t stream);
 
 }  // namespace dmlrt::kernels::cuda

@@ -16,7 +16,6 @@
 namespace dmlrt::kernels::cuda {
 namespace {
 
-using detail::as_stream;
 using detail::global_thread;
 using detail::grid_for;
 using detail::grid_stride;
@@ -69,22 +68,20 @@ __global__ void fill_int32_kernel(int32_t* __restrict__ p, int64_t n, int32_t va
 
 template <typename T>
 void pack(const T* w, const T* b, T* space, const LstmWeightOffsets& off, int64_t d, int64_t m,
-          void* stream) {
+          cudaStream_t stream) {
   const int64_t total = (d + m + 1) * 4 * m;
   if (total == 0) return;
-  lstm_pack_kernel<T>
-      <<<grid_for(total), detail::kThreads, 0, as_stream(stream)>>>(w, b, space, off, d, m);
-  DMLRT_CUDA_CHECK(cudaGetLastError());
+  lstm_pack_kernel<T><<<grid_for(total), detail::kThreads, 0, stream>>>(w, b, space, off, d, m);
+  DMLRT_CHECK(cudaGetLastError());
 }
 
 template <typename T>
 void unpack(const T* space, T* dw, T* db, const LstmWeightOffsets& off, int64_t d, int64_t m,
-            void* stream) {
+            cudaStream_t stream) {
   const int64_t total = (d + m + 1) * 4 * m;
   if (total == 0) return;
-  lstm_unpack_kernel<T>
-      <<<grid_for(total), detail::kThreads, 0, as_stream(stream)>>>(space, dw, db, off, d, m);
-  DMLRT_CUDA_CHECK(cudaGetLastError());
+  lstm_unpack_kernel<T><<<grid_for(total), detail::kThreads, 0, stream>>>(space, dw, db, off, d, m);
+  DMLRT_CHECK(cudaGetLastError());
 }
 
 // Typed owners of the cuDNN descriptors (STYLE.md 5).
@@ -107,16 +104,16 @@ using UniqueDropout = gpu::UniqueHandle<cudnnDropoutDescriptor_t, DropoutDestroy
 
 UniqueTensor make_tensor() {
   cudnnTensorDescriptor_t t = nullptr;
-  DMLRT_CUDNN_CHECK(cudnnCreateTensorDescriptor(&t));
+  DMLRT_CHECK(cudnnCreateTensorDescriptor(&t));
   return UniqueTensor(t);
 }
 
 UniqueRnnData make_rnn_data(cudnnDataType_t dtype, int n, int t, int vec,
                             const std::vector<int>& lengths) {
   cudnnRNNDataDescriptor_t raw = nullptr;
-  DMLRT_CUDNN_CHECK(cudnnCreateRNNDataDescriptor(&raw));
+  DMLRT_CHECK(cudnnCreateRNNDataDescriptor(&raw));
   UniqueRnnData desc(raw);
-  DMLRT_CUDNN_CHECK_CTX(
+  DMLRT_CHECK_CTX(
       cudnnSetRNNDataDescriptor(desc.get(), dtype, CUDNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED, t, n,
                                 vec, lengths.data(), nullptr),
       "lstm data N=" << n << " T=" << t << " vector=" << vec);
@@ -132,26 +129,30 @@ int as_int(int64_t v, const char* what) {
 }  // namespace
 
 void launch_lstm_pack_weights(const double* w, const double* b, double* space,
-                              const LstmWeightOffsets& off, int64_t d, int64_t m, void* stream) {
+                              const LstmWeightOffsets& off, int64_t d, int64_t m,
+                              cudaStream_t stream) {
   pack(w, b, space, off, d, m, stream);
 }
 void launch_lstm_pack_weights(const float* w, const float* b, float* space,
-                              const LstmWeightOffsets& off, int64_t d, int64_t m, void* stream) {
+                              const LstmWeightOffsets& off, int64_t d, int64_t m,
+                              cudaStream_t stream) {
   pack(w, b, space, off, d, m, stream);
 }
 void launch_lstm_unpack_weights(const double* space, double* dw, double* db,
-                                const LstmWeightOffsets& off, int64_t d, int64_t m, void* stream) {
+                                const LstmWeightOffsets& off, int64_t d, int64_t m,
+                                cudaStream_t stream) {
   unpack(space, dw, db, off, d, m, stream);
 }
 void launch_lstm_unpack_weights(const float* space, float* dw, float* db,
-                                const LstmWeightOffsets& off, int64_t d, int64_t m, void* stream) {
+                                const LstmWeightOffsets& off, int64_t d, int64_t m,
+                                cudaStream_t stream) {
   unpack(space, dw, db, off, d, m, stream);
 }
 
-void launch_fill_int32(int32_t* p, int64_t n, int32_t value, void* stream) {
+void launch_fill_int32(int32_t* p, int64_t n, int32_t value, cudaStream_t stream) {
   if (n == 0) return;
-  fill_int32_kernel<<<grid_for(n), detail::kThreads, 0, as_stream(stream)>>>(p, n, value);
-  DMLRT_CUDA_CHECK(cudaGetLastError());
+  fill_int32_kernel<<<grid_for(n), detail::kThreads, 0, stream>>>(p, n, value);
+  DMLRT_CHECK(cudaGetLastError());
 }
 
 struct CudnnLstm::Impl {
@@ -172,11 +173,11 @@ struct CudnnLstm::Impl {
   }
 };
 
-CudnnLstm::CudnnLstm(void* cudnn, bool fp64, bool allow_tf32, bool training, int64_t n, int64_t t,
-                     int64_t d, int64_t m)
+CudnnLstm::CudnnLstm(cudnnHandle_t cudnn, bool fp64, bool allow_tf32, bool training, int64_t n,
+                     int64_t t, int64_t d, int64_t m)
     : impl_(std::make_unique<Impl>()) {
   Impl& s = *impl_;
-  s.handle = static_cast<cudnnHandle_t>(cudnn);
+  s.handle = cudnn;
   s.dtype = fp64 ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
   s.elem = fp64 ? 8 : 4;
   s.mode = training ? CUDNN_FWD_MODE_TRAINING : CUDNN_FWD_MODE_INFERENCE;
@@ -191,20 +192,20 @@ CudnnLstm::CudnnLstm(void* cudnn, bool fp64, bool allow_tf32, bool training, int
 
   // No dropout: a single layer never applies it, and with probability 0 cuDNN needs no states.
   cudnnDropoutDescriptor_t dr = nullptr;
-  DMLRT_CUDNN_CHECK(cudnnCreateDropoutDescriptor(&dr));
+  DMLRT_CHECK(cudnnCreateDropoutDescriptor(&dr));
   s.dropout = UniqueDropout(dr);
-  DMLRT_CUDNN_CHECK(cudnnSetDropoutDescriptor(s.dropout.get(), s.handle, 0.0f, nullptr, 0, 0));
+  DMLRT_CHECK(cudnnSetDropoutDescriptor(s.dropout.get(), s.handle, 0.0f, nullptr, 0, 0));
 
   cudnnRNNDescriptor_t rd = nullptr;
-  DMLRT_CUDNN_CHECK(cudnnCreateRNNDescriptor(&rd));
+  DMLRT_CHECK(cudnnCreateRNNDescriptor(&rd));
   s.rnn = UniqueRnn(rd);
   const cudnnMathType_t math =
       fp64 ? CUDNN_DEFAULT_MATH : (allow_tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH);
-  DMLRT_CUDNN_CHECK_CTX(cudnnSetRNNDescriptor_v8(
-                            s.rnn.get(), CUDNN_RNN_ALGO_STANDARD, CUDNN_LSTM, CUDNN_RNN_DOUBLE_BIAS,
-                            CUDNN_UNIDIRECTIONAL, CUDNN_LINEAR_INPUT, s.dtype, s.dtype, math, s.d,
-                            s.m, s.m, 1, s.dropout.get(), CUDNN_RNN_PADDED_IO_ENABLED),
-                        s.shape());
+  DMLRT_CHECK_CTX(cudnnSetRNNDescriptor_v8(s.rnn.get(), CUDNN_RNN_ALGO_STANDARD, CUDNN_LSTM,
+                                           CUDNN_RNN_DOUBLE_BIAS, CUDNN_UNIDIRECTIONAL,
+                                           CUDNN_LINEAR_INPUT, s.dtype, s.dtype, math, s.d, s.m,
+                                           s.m, 1, s.dropout.get(), CUDNN_RNN_PADDED_IO_ENABLED),
+                  s.shape());
 
   const std::vector<int> lengths(static_cast<size_t>(s.n), s.t);
   s.x = make_rnn_data(s.dtype, s.n, s.t, s.d, lengths);
@@ -212,14 +213,12 @@ CudnnLstm::CudnnLstm(void* cudnn, bool fp64, bool allow_tf32, bool training, int
   s.h = make_tensor();
   const int hdims[3] = {1, s.n, s.m};
   const int hstrides[3] = {s.n * s.m, s.m, 1};
-  DMLRT_CUDNN_CHECK_CTX(cudnnSetTensorNdDescriptor(s.h.get(), s.dtype, 3, hdims, hstrides),
-                        s.shape());
+  DMLRT_CHECK_CTX(cudnnSetTensorNdDescriptor(s.h.get(), s.dtype, 3, hdims, hstrides), s.shape());
 
-  DMLRT_CUDNN_CHECK_CTX(cudnnGetRNNWeightSpaceSize(s.handle, s.rnn.get(), &s.weight_bytes),
-                        s.shape());
-  DMLRT_CUDNN_CHECK_CTX(cudnnGetRNNTempSpaceSizes(s.handle, s.rnn.get(), s.mode, s.x.get(),
-                                                  &s.work_bytes, &s.reserve_bytes),
-                        s.shape());
+  DMLRT_CHECK_CTX(cudnnGetRNNWeightSpaceSize(s.handle, s.rnn.get(), &s.weight_bytes), s.shape());
+  DMLRT_CHECK_CTX(cudnnGetRNNTempSpaceSizes(s.handle, s.rnn.get(), s.mode, s.x.get(), &s.work_bytes,
+                                            &s.reserve_bytes),
+                  s.shape());
   if (!training) s.reserve_bytes = 0;
 }
 
@@ -256,16 +255,15 @@ LstmWeightOffsets CudnnLstm::weight_offsets(const void* weight_space) const {
   auto shape_of = [&](cudnnTensorDescriptor_t desc) {
     Nd nd;
     cudnnDataType_t dt;
-    DMLRT_CUDNN_CHECK(cudnnGetTensorNdDescriptor(desc, 8, &dt, &nd.nb, nd.dims, nd.strides));
+    DMLRT_CHECK(cudnnGetTensorNdDescriptor(desc, 8, &dt, &nd.nb, nd.dims, nd.strides));
     return nd;
   };
   for (int id = 0; id < 8; ++id) {
     void* maddr = nullptr;
     void* baddr = nullptr;
-    DMLRT_CUDNN_CHECK_CTX(
-        cudnnGetRNNWeightParams(s.handle, s.rnn.get(), 0, s.weight_bytes, weight_space, id,
-                                mdesc.get(), &maddr, bdesc.get(), &baddr),
-        s.shape() << " linLayerID=" << id);
+    DMLRT_CHECK_CTX(cudnnGetRNNWeightParams(s.handle, s.rnn.get(), 0, s.weight_bytes, weight_space,
+                                            id, mdesc.get(), &maddr, bdesc.get(), &baddr),
+                    s.shape() << " linLayerID=" << id);
     const int g = id % 4;
     const int cols = id < 4 ? s.d : s.m;
     const Nd mat = shape_of(mdesc.get()), bias = shape_of(bdesc.get());
@@ -289,7 +287,7 @@ void CudnnLstm::forward(const int32_t* seq_lengths, const void* x, void* y, cons
                         void* hy, const void* cx, void* cy, const void* weights, void* work,
                         void* reserve) const {
   const Impl& s = *impl_;
-  DMLRT_CUDNN_CHECK_CTX(
+  DMLRT_CHECK_CTX(
       cudnnRNNForward(s.handle, s.rnn.get(), s.mode, seq_lengths, s.x.get(), x, s.y.get(), y,
                       s.h.get(), hx, hy, s.h.get(), cx, cy, s.weight_bytes, weights, s.work_bytes,
                       work, s.reserve_bytes, reserve),
@@ -301,7 +299,7 @@ void CudnnLstm::backward_data(const int32_t* seq_lengths, const void* y, const v
                               const void* dcy, void* dcx, const void* weights, void* work,
                               void* reserve) const {
   const Impl& s = *impl_;
-  DMLRT_CUDNN_CHECK_CTX(
+  DMLRT_CHECK_CTX(
       cudnnRNNBackwardData_v8(s.handle, s.rnn.get(), seq_lengths, s.y.get(), y, dy, s.x.get(), dx,
                               s.h.get(), hx, dhy, dhx, s.h.get(), cx, dcy, dcx, s.weight_bytes,
                               weights, s.work_bytes, work, s.reserve_bytes, reserve),
@@ -311,7 +309,7 @@ void CudnnLstm::backward_data(const int32_t* seq_lengths, const void* y, const v
 void CudnnLstm::backward_weights(const int32_t* seq_lengths, const void* x, const void* hx,
                                  const void* y, void* dweights, void* work, void* reserve) const {
   const Impl& s = *impl_;
-  DMLRT_CUDNN_CHECK_CTX(
+  DMLRT_CHECK_CTX(
       cudnnRNNBackwardWeights_v8(s.handle, s.rnn.get(), CUDNN_WGRAD_MODE_ADD, seq_lengths,
                                  s.x.get(), x, s.h.get(), hx, s.y.get(), y, s.weight_bytes,
                                  dweights, s.work_bytes, work, s.reserve_bytes, reserve),

@@ -20,6 +20,8 @@
 #include <cstdint>
 #include <memory>
 
+#include "gpu_context/cuda_types.h"
+
 namespace dmlrt::kernels::cuda {
 
 // Element offsets of cuDNN's LSTM matrices and biases inside the weight space, by cuDNN gate
@@ -34,16 +36,20 @@ struct LstmWeightOffsets {
 // space <- W (D+M, 4M) and b (1, 4M) in cuDNN's layout; entries outside the matrices and input
 // biases are left as they are (the caller zero-fills the space first).
 void launch_lstm_pack_weights(const double* w, const double* b, double* space,
-                              const LstmWeightOffsets& off, int64_t d, int64_t m, void* stream);
+                              const LstmWeightOffsets& off, int64_t d, int64_t m,
+                              cudaStream_t stream);
 void launch_lstm_pack_weights(const float* w, const float* b, float* space,
-                              const LstmWeightOffsets& off, int64_t d, int64_t m, void* stream);
+                              const LstmWeightOffsets& off, int64_t d, int64_t m,
+                              cudaStream_t stream);
 // dW (D+M, 4M) and db (1, 4M) <- the gradients in a cuDNN dweight space (inverse of pack).
 void launch_lstm_unpack_weights(const double* space, double* dw, double* db,
-                                const LstmWeightOffsets& off, int64_t d, int64_t m, void* stream);
+                                const LstmWeightOffsets& off, int64_t d, int64_t m,
+                                cudaStream_t stream);
 void launch_lstm_unpack_weights(const float* space, float* dw, float* db,
-                                const LstmWeightOffsets& off, int64_t d, int64_t m, void* stream);
+                                const LstmWeightOffsets& off, int64_t d, int64_t m,
+                                cudaStream_t stream);
 // p[0..n) = value (cuDNN's device sequence-length array).
-void launch_fill_int32(int32_t* p, int64_t n, int32_t value, void* stream);
+void launch_fill_int32(int32_t* p, int64_t n, int32_t value, cudaStream_t stream);
 
 // One LSTM configuration (N sequences of T steps, D inputs, M hidden units, FP64 or FP32) with its
 // cuDNN descriptors. `training` selects FWD_MODE_TRAINING (a reserve space, needed by the
@@ -52,8 +58,8 @@ void launch_fill_int32(int32_t* p, int64_t n, int32_t value, void* stream);
 // dimension does not fit cuDNN's int sizes.
 class CudnnLstm {
  public:
-  CudnnLstm(void* cudnn, bool fp64, bool allow_tf32, bool training, int64_t n, int64_t t, int64_t d,
-            int64_t m);
+  CudnnLstm(cudnnHandle_t cudnn, bool fp64, bool allow_tf32, bool training, int64_t n, int64_t t,
+            int64_t d, int64_t m);
   ~CudnnLstm();
   CudnnLstm(const CudnnLstm&) = delete;
   CudnnLstm& operator=(const CudnnLstm&) = delete;

@@ -15,11 +15,9 @@ namespace dmlrt::kernels::cuda {
 namespace {
 
 // Scratch that starts zero-filled (stream-ordered).
-void* zeroed(Scratch& scratch, size_t bytes, const char* what, void* stream) {
+void* zeroed(Scratch& scratch, size_t bytes, const char* what, cudaStream_t stream) {
   void* p = scratch.allocate(bytes, what);
-  if (bytes > 0)
-    DMLRT_CUDA_CHECK_CTX(cudaMemsetAsync(p, 0, bytes, static_cast<cudaStream_t>(stream)),
-                         bytes << " bytes");
+  if (bytes > 0) DMLRT_CHECK_CTX(cudaMemsetAsync(p, 0, bytes, stream), bytes << " bytes");
   return p;
 }
 
@@ -48,7 +46,7 @@ void check_same_weights(const char* opcode, const CudnnLstm& tail, const void* s
 // ---- The CP layout on cuBLAS (Note [LSTM on cuBLAS]) ----------------------------------------
 
 template <typename T>
-void lstm_forward_cublas(const LstmOperands<T>& p, void* cublas, void* stream) {
+void lstm_forward_cublas(const LstmOperands<T>& p, cublasHandle_t cublas, cudaStream_t stream) {
   const cpu::LstmDims& d = p.d;
   const int64_t n = d.n, m = d.m, m4 = 4 * m, td = d.t * d.d, tm = d.t * d.m;
   const T* w = p.w;            // (D+M, 4M)
@@ -93,7 +91,8 @@ void lstm_forward_cublas(const LstmOperands<T>& p, void* cublas, void* stream) {
 }
 
 template <typename T>
-void lstm_backward_cublas(const LstmOperands<T>& p, void* cublas, Scratch& scratch, void* stream) {
+void lstm_backward_cublas(const LstmOperands<T>& p, cublasHandle_t cublas, Scratch& scratch,
+                          cudaStream_t stream) {
   const cpu::LstmDims& d = p.d;
   const int64_t n = d.n, m = d.m, m4 = 4 * m, td = d.t * d.d, tm = d.t * d.m;
   const T* w = p.w;  // (D+M, 4M)
@@ -150,7 +149,7 @@ void lstm_backward_cublas(const LstmOperands<T>& p, void* cublas, Scratch& scrat
 
 template <typename T>
 void lstm_cudnn(const LstmOperands<T>& p, const LstmCudnnConfigs& configs, bool backward,
-                const char* opcode, Scratch& scratch, void* stream) {
+                const char* opcode, Scratch& scratch, cudaStream_t stream) {
   const cpu::LstmDims& d = p.d;
   const int64_t n = d.n, rows = p.chunk, tm = d.t * d.m, td = d.t * d.d;
   const CudnnLstm& full = *configs.full;
@@ -208,13 +207,15 @@ void lstm_cudnn(const LstmOperands<T>& p, const LstmCudnnConfigs& configs, bool 
   launch_lstm_unpack_weights(static_cast<const T*>(dweights), p.dw, p.db, off, d.d, d.m, stream);
 }
 
-template void lstm_forward_cublas(const LstmOperands<double>&, void*, void*);
-template void lstm_forward_cublas(const LstmOperands<float>&, void*, void*);
-template void lstm_backward_cublas(const LstmOperands<double>&, void*, Scratch&, void*);
-template void lstm_backward_cublas(const LstmOperands<float>&, void*, Scratch&, void*);
+template void lstm_forward_cublas(const LstmOperands<double>&, cublasHandle_t, cudaStream_t);
+template void lstm_forward_cublas(const LstmOperands<float>&, cublasHandle_t, cudaStream_t);
+template void lstm_backward_cublas(const LstmOperands<double>&, cublasHandle_t, Scratch&,
+                                   cudaStream_t);
+template void lstm_backward_cublas(const LstmOperands<float>&, cublasHandle_t, Scratch&,
+                                   cudaStream_t);
 template void lstm_cudnn(const LstmOperands<double>&, const LstmCudnnConfigs&, bool, const char*,
-                         Scratch&, void*);
+                         Scratch&, cudaStream_t);
 template void lstm_cudnn(const LstmOperands<float>&, const LstmCudnnConfigs&, bool, const char*,
-                         Scratch&, void*);
+                         Scratch&, cudaStream_t);
 
 }  // namespace dmlrt::kernels::cuda

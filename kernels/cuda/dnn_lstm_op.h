@@ -9,6 +9,7 @@
 
 #include <cstdint>
 
+#include "gpu_context/cuda_types.h"
 #include "kernels/cpu/dnn_lstm.h"
 #include "kernels/cuda/dnn_lstm.h"
 #include "kernels/cuda/scratch.h"
@@ -55,11 +56,12 @@ struct LstmOperands {
 
 // The CP layout (Note [LSTM placement]): out, cy and the caches from x, out0, c0, w, b.
 template <typename T>
-void lstm_forward_cublas(const LstmOperands<T>& p, void* cublas, void* stream);
+void lstm_forward_cublas(const LstmOperands<T>& p, cublasHandle_t cublas, cudaStream_t stream);
 // The CP layout's backward from the caches: dx, dw, db, dout0, dc0. Scratch: the chunk's
 // gradients of the gate pre-activations and a ones vector.
 template <typename T>
-void lstm_backward_cublas(const LstmOperands<T>& p, void* cublas, Scratch& scratch, void* stream);
+void lstm_backward_cublas(const LstmOperands<T>& p, cublasHandle_t cublas, Scratch& scratch,
+                          cudaStream_t stream);
 
 // The cuDNN configurations of a batch split into chunks: `full` for chunks of `chunk` rows,
 // `tail` (null when chunk divides N) for the last one.
@@ -73,6 +75,6 @@ struct LstmCudnnConfigs {
 // the y / zero dy a chunk needs. `opcode` names the instruction in errors.
 template <typename T>
 void lstm_cudnn(const LstmOperands<T>& p, const LstmCudnnConfigs& configs, bool backward,
-                const char* opcode, Scratch& scratch, void* stream);
+                const char* opcode, Scratch& scratch, cudaStream_t stream);
 
 }  // namespace dmlrt::kernels::cuda

@@ -8,7 +8,6 @@
 namespace dmlrt::kernels::cuda {
 namespace {
 
-using detail::as_stream;
 using detail::global_thread;
 using detail::grid_for;
 using detail::grid_stride;
@@ -73,49 +72,50 @@ __global__ void lstm_backward_init_kernel(const T* __restrict__ dout_last,
 }
 
 template <typename T>
-void forward_step(const LstmForwardStep<T>& p, void* stream) {
+void forward_step(const LstmForwardStep<T>& p, cudaStream_t stream) {
   const int64_t total = p.rows * p.m;
   if (total == 0) return;
-  lstm_forward_step_kernel<T><<<grid_for(total), detail::kThreads, 0, as_stream(stream)>>>(p);
-  DMLRT_CUDA_CHECK(cudaGetLastError());
+  lstm_forward_step_kernel<T><<<grid_for(total), detail::kThreads, 0, stream>>>(p);
+  DMLRT_CHECK(cudaGetLastError());
 }
 
 template <typename T>
-void backward_step(const LstmBackwardStep<T>& p, void* stream) {
+void backward_step(const LstmBackwardStep<T>& p, cudaStream_t stream) {
   const int64_t total = p.rows * p.m;
   if (total == 0) return;
-  lstm_backward_step_kernel<T><<<grid_for(total), detail::kThreads, 0, as_stream(stream)>>>(p);
-  DMLRT_CUDA_CHECK(cudaGetLastError());
+  lstm_backward_step_kernel<T><<<grid_for(total), detail::kThreads, 0, stream>>>(p);
+  DMLRT_CHECK(cudaGetLastError());
 }
 
 template <typename T>
-void backward_init(const T* dout_last, const T* dc_in, T* dh, T* dc, int64_t n, void* stream) {
+void backward_init(const T* dout_last, const T* dc_in, T* dh, T* dc, int64_t n,
+                   cudaStream_t stream) {
   if (n == 0) return;
   lstm_backward_init_kernel<T>
-      <<<grid_for(n), detail::kThreads, 0, as_stream(stream)>>>(dout_last, dc_in, dh, dc, n);
-  DMLRT_CUDA_CHECK(cudaGetLastError());
+      <<<grid_for(n), detail::kThreads, 0, stream>>>(dout_last, dc_in, dh, dc, n);
+  DMLRT_CHECK(cudaGetLastError());
 }
 
 }  // namespace
 
-void launch_lstm_forward_step(const LstmForwardStep<double>& p, void* stream) {
+void launch_lstm_forward_step(const LstmForwardStep<double>& p, cudaStream_t stream) {
   forward_step(p, stream);
 }
-void launch_lstm_forward_step(const LstmForwardStep<float>& p, void* stream) {
+void launch_lstm_forward_step(const LstmForwardStep<float>& p, cudaStream_t stream) {
   forward_step(p, stream);
 }
-void launch_lstm_backward_step(const LstmBackwardStep<double>& p, void* stream) {
+void launch_lstm_backward_step(const LstmBackwardStep<double>& p, cudaStream_t stream) {
   backward_step(p, stream);
 }
-void launch_lstm_backward_step(const LstmBackwardStep<float>& p, void* stream) {
+void launch_lstm_backward_step(const LstmBackwardStep<float>& p, cudaStream_t stream) {
   backward_step(p, stream);
 }
 void launch_lstm_backward_init(const double* dout_last, const double* dc_in, double* dh, double* dc,
-                               int64_t n, void* stream) {
+                               int64_t n, cudaStream_t stream) {
   backward_init(dout_last, dc_in, dh, dc, n, stream);
 }
 void launch_lstm_backward_init(const float* dout_last, const float* dc_in, float* dh, float* dc,
-                               int64_t n, void* stream) {
+                               int64_t n, cudaStream_t stream) {
   backward_init(dout_last, dc_in, dh, dc, n, stream);
 }
 

@@ -15,6 +15,8 @@
 
 #include <cstdint>
 
+#include "gpu_context/cuda_types.h"
+
 namespace dmlrt::kernels::cuda {
 
 // Forward step t. On entry ifog holds x_t W[0:D] + out_{t-1} W[D:D+M] (no bias); on exit the
@@ -31,8 +33,8 @@ struct LstmForwardStep {
   T* cy = nullptr;  // null, or c_t also here: (rows, M) (the last step's cy)
   int64_t rows = 0, m = 0;
 };
-void launch_lstm_forward_step(const LstmForwardStep<double>& p, void* stream);
-void launch_lstm_forward_step(const LstmForwardStep<float>& p, void* stream);
+void launch_lstm_forward_step(const LstmForwardStep<double>& p, cudaStream_t stream);
+void launch_lstm_forward_step(const LstmForwardStep<float>& p, cudaStream_t stream);
 
 // Backward step t (reverse time). dh_t = dh + dout_t (dout null: dh alone);
 // dc += o (1 - tanh(c)^2) dh_t; the pre-activation gradients go to dgates; then dc *= f, leaving
@@ -49,13 +51,13 @@ struct LstmBackwardStep {
   T* dgates = nullptr;  // (rows, 4M) out: gradients of the gate pre-activations
   int64_t rows = 0, m = 0;
 };
-void launch_lstm_backward_step(const LstmBackwardStep<double>& p, void* stream);
-void launch_lstm_backward_step(const LstmBackwardStep<float>& p, void* stream);
+void launch_lstm_backward_step(const LstmBackwardStep<double>& p, cudaStream_t stream);
+void launch_lstm_backward_step(const LstmBackwardStep<float>& p, cudaStream_t stream);
 
 // The start of the backward recurrence over n cells: dh = dout_last (null: 0) and dc = dc_in.
 void launch_lstm_backward_init(const double* dout_last, const double* dc_in, double* dh, double* dc,
-                               int64_t n, void* stream);
+                               int64_t n, cudaStream_t stream);
 void launch_lstm_backward_init(const float* dout_last, const float* dc_in, float* dh, float* dc,
-                               int64_t n, void* stream);
+                               int64_t n, cudaStream_t stream);
 
 }  // namespace dmlrt::kernels::cuda

@@ -222,12 +222,11 @@ __global__ void bias_kernel(const T* __restrict__ x, const T* __restrict__ bias,
 
 template <typename T, BiasMode kMode>
 void launch_bias(const T* x, const T* bias, T* out, int64_t rows, int64_t cols, int64_t k,
-                 void* stream, const char* what) {
+                 cudaStream_t stream, const char* what) {
   if (rows * cols == 0) return;
-  bias_kernel<T, kMode>
-      <<<detail::grid_for(rows * cols), detail::kThreads, 0, detail::as_stream(stream)>>>(
-          x, bias, out, rows, cols, cols / k);
-  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), what << " " << rows << "x" << cols << " k=" << k);
+  bias_kernel<T, kMode><<<detail::grid_for(rows * cols), detail::kThreads, 0, stream>>>(
+      x, bias, out, rows, cols, cols / k);
+  DMLRT_CHECK_CTX(cudaGetLastError(), what << " " << rows << "x" << cols << " k=" << k);
 }
 
 // channel_sums pass 1: block (ch, part) sums its part of channel ch's rows*hw cells.
@@ -311,26 +310,24 @@ void with_relu(bool relu, F&& f) {
 }  // namespace
 
 template <typename T>
-void launch_max_pool(const T* x, T* out, const cpu::PoolShape& sh, bool relu, void* stream) {
+void launch_max_pool(const T* x, T* out, const cpu::PoolShape& sh, bool relu, cudaStream_t stream) {
   const Geo g = geo_of(sh);
   const int64_t total = g.n * g.c * g.p * g.q;
   if (total == 0) return;
   const int grid = detail::grid_for(total);
   with_relu(relu, [&](auto r) {
-    max_pool_kernel<T, r.value>
-        <<<grid, detail::kThreads, 0, detail::as_stream(stream)>>>(x, out, g);
+    max_pool_kernel<T, r.value><<<grid, detail::kThreads, 0, stream>>>(x, out, g);
   });
-  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "max pool " << shape_text(sh));
+  DMLRT_CHECK_CTX(cudaGetLastError(), "max pool " << shape_text(sh));
 }
 
 template <typename T>
-void launch_avg_pool(const T* x, T* out, const cpu::PoolShape& sh, void* stream) {
+void launch_avg_pool(const T* x, T* out, const cpu::PoolShape& sh, cudaStream_t stream) {
   const Geo g = geo_of(sh);
   const int64_t total = g.n * g.c * g.p * g.q;
   if (total == 0) return;
-  avg_pool_kernel<T>
-      <<<detail::grid_for(total), detail::kThreads, 0, detail::as_stream(stream)>>>(x, out, g);
-  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "avg pool " << shape_text(sh));
+  avg_pool_kernel<T><<<detail::grid_for(total), detail::kThreads, 0, stream>>>(x, out, g);
+  DMLRT_CHECK_CTX(cudaGetLastError(), "avg pool " << shape_text(sh));
 }
 
 size_t max_pool_backward_workspace_bytes(const cpu::PoolShape& sh) {
@@ -340,23 +337,23 @@ size_t max_pool_backward_workspace_bytes(const cpu::PoolShape& sh) {
 
 template <typename T>
 void launch_max_pool_backward(const T* x, const T* dout, T* out, const cpu::PoolShape& sh,
-                              bool relu, void* workspace, void* stream) {
+                              bool relu, void* workspace, cudaStream_t stream) {
   const Geo g = geo_of(sh);
   const int64_t windows = g.n * g.c * g.p * g.q, cells = g.n * g.c * g.h * g.w;
   if (cells == 0) return;
   DMLRT_REQUIRE(g.r * g.s <= INT32_MAX, NotSupported,
                 "max pool backward: pool " << g.r << "x" << g.s << " has over 2^31 cells");
-  cudaStream_t st = detail::as_stream(stream);
+  cudaStream_t st = stream;
   if (!overlapping(sh)) {
-    DMLRT_CUDA_CHECK_CTX(cudaMemsetAsync(out, 0, static_cast<size_t>(cells) * sizeof(T), st),
-                         "max pool backward " << shape_text(sh));
+    DMLRT_CHECK_CTX(cudaMemsetAsync(out, 0, static_cast<size_t>(cells) * sizeof(T), st),
+                    "max pool backward " << shape_text(sh));
     if (windows == 0) return;
     const int grid = detail::grid_for(windows);
     with_relu(relu, [&](auto r) {
       max_pool_backward_scatter_kernel<T, r.value>
           <<<grid, detail::kThreads, 0, st>>>(x, dout, out, g);
     });
-    DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "max pool backward " << shape_text(sh));
+    DMLRT_CHECK_CTX(cudaGetLastError(), "max pool backward " << shape_text(sh));
     return;
   }
   auto* choice = static_cast<int32_t*>(workspace);
@@ -364,45 +361,45 @@ void launch_max_pool_backward(const T* x, const T* dout, T* out, const cpu::Pool
   with_relu(relu, [&](auto r) {
     max_pool_argmax_kernel<T, r.value><<<grid, detail::kThreads, 0, st>>>(x, choice, g);
   });
-  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "max pool backward (argmax) " << shape_text(sh));
+  DMLRT_CHECK_CTX(cudaGetLastError(), "max pool backward (argmax) " << shape_text(sh));
   max_pool_gather_kernel<T>
       <<<detail::grid_for(cells), detail::kThreads, 0, st>>>(choice, dout, out, g);
-  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "max pool backward (gather) " << shape_text(sh));
+  DMLRT_CHECK_CTX(cudaGetLastError(), "max pool backward (gather) " << shape_text(sh));
 }
 
 template <typename T>
-void launch_avg_pool_backward(const T* dout, T* out, const cpu::PoolShape& sh, void* stream) {
+void launch_avg_pool_backward(const T* dout, T* out, const cpu::PoolShape& sh,
+                              cudaStream_t stream) {
   const Geo g = geo_of(sh);
   const int64_t cells = g.n * g.c * g.h * g.w;
   if (cells == 0) return;
   avg_pool_backward_kernel<T>
-      <<<detail::grid_for(cells), detail::kThreads, 0, detail::as_stream(stream)>>>(dout, out, g);
-  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "avg pool backward " << shape_text(sh));
+      <<<detail::grid_for(cells), detail::kThreads, 0, stream>>>(dout, out, g);
+  DMLRT_CHECK_CTX(cudaGetLastError(), "avg pool backward " << shape_text(sh));
 }
 
 template <typename T>
-void launch_relu_backward(const T* x, const T* dout, T* out, int64_t n, void* stream) {
+void launch_relu_backward(const T* x, const T* dout, T* out, int64_t n, cudaStream_t stream) {
   if (n == 0) return;
-  relu_backward_kernel<T>
-      <<<detail::grid_for(n), detail::kThreads, 0, detail::as_stream(stream)>>>(x, dout, out, n);
-  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "relu_backward n=" << n);
+  relu_backward_kernel<T><<<detail::grid_for(n), detail::kThreads, 0, stream>>>(x, dout, out, n);
+  DMLRT_CHECK_CTX(cudaGetLastError(), "relu_backward n=" << n);
 }
 
 template <typename T>
 void launch_bias_add(const T* x, const T* bias, T* out, int64_t rows, int64_t cols, int64_t k,
-                     void* stream) {
+                     cudaStream_t stream) {
   launch_bias<T, BiasMode::kAdd>(x, bias, out, rows, cols, k, stream, "bias_add");
 }
 
 template <typename T>
 void launch_bias_add_relu(const T* x, const T* bias, T* out, int64_t rows, int64_t cols, int64_t k,
-                          void* stream) {
+                          cudaStream_t stream) {
   launch_bias<T, BiasMode::kAddRelu>(x, bias, out, rows, cols, k, stream, "bias_add_relu");
 }
 
 template <typename T>
 void launch_bias_multiply(const T* x, const T* bias, T* out, int64_t rows, int64_t cols, int64_t k,
-                          void* stream) {
+                          cudaStream_t stream) {
   launch_bias<T, BiasMode::kMultiply>(x, bias, out, rows, cols, k, stream, "bias_multiply");
 }
 
@@ -412,13 +409,13 @@ size_t channel_sums_workspace_bytes(int64_t rows, int64_t c, int64_t hw) {
 
 template <typename T>
 void launch_channel_sums(const T* x, T* out, int64_t rows, int64_t c, int64_t hw, void* workspace,
-                         void* stream) {
+                         cudaStream_t stream) {
   if (c == 0) return;
-  cudaStream_t st = detail::as_stream(stream);
+  cudaStream_t st = stream;
   const int64_t parts = channel_parts(rows, c, hw);
   if (parts == 0) {  // no cells: every sum is 0
-    DMLRT_CUDA_CHECK_CTX(cudaMemsetAsync(out, 0, static_cast<size_t>(c) * sizeof(T), st),
-                         "channel_sums c=" << c);
+    DMLRT_CHECK_CTX(cudaMemsetAsync(out, 0, static_cast<size_t>(c) * sizeof(T), st),
+                    "channel_sums c=" << c);
     return;
   }
   const int64_t per_part = (rows * hw + parts - 1) / parts;
@@ -426,33 +423,37 @@ void launch_channel_sums(const T* x, T* out, int64_t rows, int64_t c, int64_t hw
   const dim3 grid(static_cast<unsigned>(c < detail::kMaxBlocks ? c : detail::kMaxBlocks),
                   static_cast<unsigned>(parts));
   channel_partial_kernel<T><<<grid, kChannelThreads, 0, st>>>(x, partial, rows, c, hw, per_part);
-  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "channel_sums " << rows << "x" << c * hw << " c=" << c);
+  DMLRT_CHECK_CTX(cudaGetLastError(), "channel_sums " << rows << "x" << c * hw << " c=" << c);
   channel_final_kernel<T><<<detail::grid_for(c), detail::kThreads, 0, st>>>(partial, out, c, parts);
-  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "channel_sums (final) c=" << c);
+  DMLRT_CHECK_CTX(cudaGetLastError(), "channel_sums (final) c=" << c);
 }
 
 template <typename T>
 void launch_update_nesterov_x(const T* x, const T* v, const T* v_prev, double mu, T* out, int64_t n,
-                              void* stream) {
+                              cudaStream_t stream) {
   if (n == 0) return;
-  nesterov_kernel<T><<<detail::grid_for(n), detail::kThreads, 0, detail::as_stream(stream)>>>(
-      x, v, v_prev, mu, out, n);
-  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "update_nesterov_x n=" << n);
+  nesterov_kernel<T>
+      <<<detail::grid_for(n), detail::kThreads, 0, stream>>>(x, v, v_prev, mu, out, n);
+  DMLRT_CHECK_CTX(cudaGetLastError(), "update_nesterov_x n=" << n);
 }
 
-#define DMLRT_DNN_POOL_INSTANTIATE(T)                                                              \
-  template void launch_max_pool<T>(const T*, T*, const cpu::PoolShape&, bool, void*);              \
-  template void launch_avg_pool<T>(const T*, T*, const cpu::PoolShape&, void*);                    \
-  template void launch_max_pool_backward<T>(const T*, const T*, T*, const cpu::PoolShape&, bool,   \
-                                            void*, void*);                                         \
-  template void launch_avg_pool_backward<T>(const T*, T*, const cpu::PoolShape&, void*);           \
-  template void launch_relu_backward<T>(const T*, const T*, T*, int64_t, void*);                   \
-  template void launch_bias_add<T>(const T*, const T*, T*, int64_t, int64_t, int64_t, void*);      \
-  template void launch_bias_add_relu<T>(const T*, const T*, T*, int64_t, int64_t, int64_t, void*); \
-  template void launch_bias_multiply<T>(const T*, const T*, T*, int64_t, int64_t, int64_t, void*); \
-  template void launch_channel_sums<T>(const T*, T*, int64_t, int64_t, int64_t, void*, void*);     \
-  template void launch_update_nesterov_x<T>(const T*, const T*, const T*, double, T*, int64_t,     \
-                                            void*);
+#define DMLRT_DNN_POOL_INSTANTIATE(T)                                                            \
+  template void launch_max_pool<T>(const T*, T*, const cpu::PoolShape&, bool, cudaStream_t);     \
+  template void launch_avg_pool<T>(const T*, T*, const cpu::PoolShape&, cudaStream_t);           \
+  template void launch_max_pool_backward<T>(const T*, const T*, T*, const cpu::PoolShape&, bool, \
+                                            void*, cudaStream_t);                                \
+  template void launch_avg_pool_backward<T>(const T*, T*, const cpu::PoolShape&, cudaStream_t);  \
+  template void launch_relu_backward<T>(const T*, const T*, T*, int64_t, cudaStream_t);          \
+  template void launch_bias_add<T>(const T*, const T*, T*, int64_t, int64_t, int64_t,            \
+                                   cudaStream_t);                                                \
+  template void launch_bias_add_relu<T>(const T*, const T*, T*, int64_t, int64_t, int64_t,       \
+                                        cudaStream_t);                                           \
+  template void launch_bias_multiply<T>(const T*, const T*, T*, int64_t, int64_t, int64_t,       \
+                                        cudaStream_t);                                           \
+  template void launch_channel_sums<T>(const T*, T*, int64_t, int64_t, int64_t, void*,           \
+                                       cudaStream_t);                                            \
+  template void launch_update_nesterov_x<T>(const T*, const T*, const T*, double, T*, int64_t,   \
+                                            cudaStream_t);
 
 DMLRT_DNN_POOL_INSTANTIATE(double)
 DMLRT_DNN_POOL_INSTANTIATE(float)

@@ -19,7 +19,7 @@ Im2colGeometry geometry(const kernels::cpu::ConvShape& sh) {
 }
 
 template <typename T>
-void run(cusparseHandle_t h, void* stream, const SparseFilterConv& a, Scratch& scratch) {
+void run(cusparseHandle_t h, cudaStream_t stream, const SparseFilterConv& a, Scratch& scratch) {
   const kernels::cpu::ConvShape& sh = a.shape;
   const int64_t n = sh.n, k = sh.k, pq = sh.p * sh.q, kpq = k * pq, chw = sh.c * sh.h * sh.w;
   const int64_t crs = sh.c * sh.r * sh.s;
@@ -64,18 +64,17 @@ void run(cusparseHandle_t h, void* stream, const SparseFilterConv& a, Scratch& s
     gpu::UniqueDnMat dx = gpu::make_dense(crs, cols, cols, im, vt, CUSPARSE_ORDER_ROW);
     gpu::UniqueDnMat dy = gpu::make_dense(k, cols, cols, prod, vt, CUSPARSE_ORDER_ROW);
     size_t need = 0;
-    DMLRT_CUSPARSE_CHECK_CTX(
-        cusparseSpMM_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE,
-                                CUSPARSE_OPERATION_NON_TRANSPOSE, &one, w.get(), dx.get(), &zero,
-                                dy.get(), vt, CUSPARSE_SPMM_ALG_DEFAULT, &need),
-        "conv2d SpMM filter " << a.filter_text << " x im2col " << crs << "x" << cols);
+    DMLRT_CHECK_CTX(cusparseSpMM_bufferSize(
+                        h, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &one,
+                        w.get(), dx.get(), &zero, dy.get(), vt, CUSPARSE_SPMM_ALG_DEFAULT, &need),
+                    "conv2d SpMM filter " << a.filter_text << " x im2col " << crs << "x" << cols);
     // The chunks share one buffer; only a larger need (a first chunk, rarely a later one) takes
     // another, since scratch blocks stay until the Scratch ends (Note [Device scratch]).
     if (need > spmm_bytes) {
       spmm_buf = scratch.allocate(need, "cusparseSpMM buffer");
       spmm_bytes = need;
     }
-    DMLRT_CUSPARSE_CHECK_CTX(
+    DMLRT_CHECK_CTX(
         cusparseSpMM(h, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &one,
                      w.get(), dx.get(), &zero, dy.get(), vt, CUSPARSE_SPMM_ALG_DEFAULT, spmm_buf),
         "conv2d SpMM filter " << a.filter_text << " x im2col " << crs << "x" << cols);
@@ -85,7 +84,7 @@ void run(cusparseHandle_t h, void* stream, const SparseFilterConv& a, Scratch& s
 
 }  // namespace
 
-void sparse_filter_conv2d(cusparseHandle_t h, void* stream, const SparseFilterConv& a,
+void sparse_filter_conv2d(cusparseHandle_t h, cudaStream_t stream, const SparseFilterConv& a,
                           Scratch& scratch) {
   if (a.shape.n == 0 || a.shape.k * a.shape.p * a.shape.q == 0) return;
   if (a.fp64)

@@ -42,7 +42,7 @@ struct SparseFilterConv {
 // out = conv2d(images, filter) [+ bias]; an empty filter or image batch (nnz 0) gives the bias
 // alone. Buffers: a CRS x chunk*PQ im2col matrix, a K x chunk*PQ product and cuSPARSE's SpMM
 // buffer, all from `scratch`. Stream-ordered on `h`'s stream; never synchronises.
-void sparse_filter_conv2d(cusparseHandle_t h, void* stream, const SparseFilterConv& a,
+void sparse_filter_conv2d(cusparseHandle_t h, cudaStream_t stream, const SparseFilterConv& a,
                           Scratch& scratch);
 
 }  // namespace dmlrt::kernels::cuda

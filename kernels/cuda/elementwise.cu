@@ -101,7 +101,7 @@ __global__ void binary_broadcast_vec_kernel(const T* a, const T* __restrict__ b,
 
 template <typename T>
 void binary_mm(BinaryOp op, Broadcast bc, const T* a, const T* b, T* out, int64_t rows,
-               int64_t cols, void* stream) {
+               int64_t cols, cudaStream_t stream) {
   DMLRT_REQUIRE(bc != Broadcast::kInvalid, RuntimeError,
                 "binary kernel: invalid broadcast for " << rows << "x" << cols);
   const int64_t n = rows * cols;
@@ -116,79 +116,75 @@ void binary_mm(BinaryOp op, Broadcast bc, const T* a, const T* b, T* out, int64_
     constexpr BinaryOp kOp = decltype(tag)::value;
     if (bc == Broadcast::kNone)
       detail::launch_cellwise(detail::CellOperands<T, 2>{{a, b}, {T(0), T(0)}}, out, n,
-                              BinaryCell<kOp, T>{}, detail::as_stream(stream));
+                              BinaryCell<kOp, T>{}, stream);
     else if (vec_broadcast)
       binary_broadcast_vec_kernel<kOp, T>
-          <<<grid, detail::kThreads, 0, detail::as_stream(stream)>>>(a, b, out, rows, cols, bc);
+          <<<grid, detail::kThreads, 0, stream>>>(a, b, out, rows, cols, bc);
     else
       binary_broadcast_kernel<kOp, T>
-          <<<grid, detail::kThreads, 0, detail::as_stream(stream)>>>(a, b, out, rows, cols, bc);
+          <<<grid, detail::kThreads, 0, stream>>>(a, b, out, rows, cols, bc);
   });
-  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "binary op=" << static_cast<int>(op)
-                                                        << " broadcast=" << static_cast<int>(bc)
-                                                        << " " << rows << "x" << cols);
+  DMLRT_CHECK_CTX(cudaGetLastError(), "binary op=" << static_cast<int>(op)
+                                                   << " broadcast=" << static_cast<int>(bc) << " "
+                                                   << rows << "x" << cols);
 }
 
 template <typename T>
 void binary_ms(BinaryOp op, const T* a, double s, bool scalar_left, T* out, int64_t n,
-               void* stream) {
+               cudaStream_t stream) {
   if (n == 0) return;
   const T st = static_cast<T>(s);
   const detail::CellOperands<T, 1> cells{{a}, {T(0)}};
   with_binary_op(op, [&](auto tag) {
     constexpr BinaryOp kOp = decltype(tag)::value;
     if (scalar_left)
-      detail::launch_cellwise(cells, out, n, ScalarCell<kOp, true, T>{st},
-                              detail::as_stream(stream));
+      detail::launch_cellwise(cells, out, n, ScalarCell<kOp, true, T>{st}, stream);
     else
-      detail::launch_cellwise(cells, out, n, ScalarCell<kOp, false, T>{st},
-                              detail::as_stream(stream));
+      detail::launch_cellwise(cells, out, n, ScalarCell<kOp, false, T>{st}, stream);
   });
-  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(),
-                       "binary scalar op=" << static_cast<int>(op) << " n=" << n);
+  DMLRT_CHECK_CTX(cudaGetLastError(), "binary scalar op=" << static_cast<int>(op) << " n=" << n);
 }
 
 template <typename T>
 void ternary(TernaryOp op, CellArg<T> a, CellArg<T> b, CellArg<T> c, T* out, int64_t n,
-             void* stream) {
+             cudaStream_t stream) {
   if (n == 0) return;
   const detail::CellOperands<T, 3> cells{
       {a.data, b.data, c.data},
       {static_cast<T>(a.value), static_cast<T>(b.value), static_cast<T>(c.value)}};
   detail::dispatch_enum<TernaryOp, TernaryOp::kIfElse, TernaryOp::kPlusMult, TernaryOp::kMinusMult>(
       op, [&](auto tag) {
-        detail::launch_cellwise(cells, out, n, TernaryCell<decltype(tag)::value, T>{},
-                                detail::as_stream(stream));
+        detail::launch_cellwise(cells, out, n, TernaryCell<decltype(tag)::value, T>{}, stream);
       });
-  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "ternary op=" << static_cast<int>(op) << " n=" << n);
+  DMLRT_CHECK_CTX(cudaGetLastError(), "ternary op=" << static_cast<int>(op) << " n=" << n);
 }
 
 }  // namespace
 
 void launch_binary_matrix_matrix(cpu::BinaryOp op, cpu::Broadcast bc, const double* a,
                                  const double* b, double* out, int64_t rows, int64_t cols,
-                                 void* stream) {
+                                 cudaStream_t stream) {
   binary_mm(op, bc, a, b, out, rows, cols, stream);
 }
 void launch_binary_matrix_matrix(cpu::BinaryOp op, cpu::Broadcast bc, const float* a,
                                  const float* b, float* out, int64_t rows, int64_t cols,
-                                 void* stream) {
+                                 cudaStream_t stream) {
   binary_mm(op, bc, a, b, out, rows, cols, stream);
 }
 void launch_binary_matrix_scalar(cpu::BinaryOp op, const double* a, double s, bool scalar_left,
-                                 double* out, int64_t n, void* stream) {
+                                 double* out, int64_t n, cudaStream_t stream) {
   binary_ms(op, a, s, scalar_left, out, n, stream);
 }
 void launch_binary_matrix_scalar(cpu::BinaryOp op, const float* a, double s, bool scalar_left,
-                                 float* out, int64_t n, void* stream) {
+                                 float* out, int64_t n, cudaStream_t stream) {
   binary_ms(op, a, s, scalar_left, out, n, stream);
 }
 void launch_ternary(cpu::TernaryOp op, CellArg<double> a, CellArg<double> b, CellArg<double> c,
-                    double* out, int64_t n, void* stream) {
+                    double* out, int64_t n, cudaStream_t stream) {
   ternary(op, a, b, c, out, n, stream);
 }
 void launch_ternary(cpu::TernaryOp op, CellArg<float> a, CellArg<float> b, CellArg<float> c,
-                    float* out, int64_t n, void* stream) {
+                    float* out, int64_t n, cudaStream_t stream) {
   ternary(op, a, b, c, out, n, stream);
 }
 

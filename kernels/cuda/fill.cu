@@ -13,18 +13,22 @@ __global__ void fill_kernel(T* __restrict__ out, int64_t n, T value) {
 }
 
 template <typename T>
-void launch(T* out, int64_t n, T value, void* stream) {
+void launch(T* out, int64_t n, T value, cudaStream_t stream) {
   if (n == 0) return;
   constexpr int kThreads = 256;
   const int64_t blocks = (n + kThreads - 1) / kThreads;
   const int grid = static_cast<int>(blocks < 65535 * 32 ? blocks : 65535 * 32);
-  fill_kernel<T><<<grid, kThreads, 0, static_cast<cudaStream_t>(stream)>>>(out, n, value);
-  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "fill n=" << n);
+  fill_kernel<T><<<grid, kThreads, 0, stream>>>(out, n, value);
+  DMLRT_CHECK_CTX(cudaGetLastError(), "fill n=" << n);
 }
 
 }  // namespace
 
-void launch_fill(double* out, int64_t n, double value, void* stream) { launch(out, n, value, stream); }
-void launch_fill(float* out, int64_t n, float value, void* stream) { launch(out, n, value, stream); }
+void launch_fill(double* out, int64_t n, double value, cudaStream_t stream) {
+  launch(out, n, value, stream);
+}
+void launch_fill(float* out, int64_t n, float value, cudaStream_t stream) {
+  launch(out, n, value, stream);
+}
 
 }  // namespace dmlrt::kernels::cuda

@@ -4,9 +4,11 @@
 
 #include <cstdint>
 
+#include "gpu_context/cuda_types.h"
+
 namespace dmlrt::kernels::cuda {
 
-void launch_fill(double* out, int64_t n, double value, void* stream);
-void launch_fill(float* out, int64_t n, float value, void* stream);
+void launch_fill(double* out, int64_t n, double value, cudaStream_t stream);
+void launch_fill(float* out, int64_t n, float value, cudaStream_t stream);
 
 }  // namespace dmlrt::kernels::cuda

@@ -318,7 +318,8 @@ __global__ void __launch_bounds__(kFusedThreads, 1)
 
 // Runs d over the cells [first, n) with vectors of W cells, kUnits per thread.
 template <typename T, int W, int kUnits>
-void launch_width(const DeviceProgram<T>& d, int64_t first, int64_t n, int64_t cols, void* stream) {
+void launch_width(const DeviceProgram<T>& d, int64_t first, int64_t n, int64_t cols,
+                  cudaStream_t stream) {
   const auto kernel = fused_kernel<T, W, kUnits>;
   const size_t shared = static_cast<size_t>(d.slots + d.inputs) * kUnits * kFusedThreads *
                         sizeof(Cells<T, W>);
@@ -327,11 +328,11 @@ void launch_width(const DeviceProgram<T>& d, int64_t first, int64_t n, int64_t c
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                              static_cast<int>((kFusedMaxSteps + kFusedMaxInputs) * kUnits *
                                               kFusedThreads * sizeof(Cells<T, W>)));
-    DMLRT_CUDA_CHECK_CTX(opt_in, "fused cell-wise program: " << shared << " bytes of shared memory");
+    DMLRT_CHECK_CTX(opt_in, "fused cell-wise program: " << shared << " bytes of shared memory");
   }
   const int64_t groups = (n - first) / W;
   const int blocks = detail::grid_for((groups + kUnits - 1) / kUnits, kFusedThreads);
-  kernel<<<blocks, kFusedThreads, shared, detail::as_stream(stream)>>>(d, first, n, cols);
+  kernel<<<blocks, kFusedThreads, shared, stream>>>(d, first, n, cols);
 }
 
 int arity(FusedStepKind k) {
@@ -339,7 +340,7 @@ int arity(FusedStepKind k) {
 }
 
 template <typename T>
-void launch(const FusedProgram<T>& p, int64_t rows, int64_t cols, void* stream) {
+void launch(const FusedProgram<T>& p, int64_t rows, int64_t cols, cudaStream_t stream) {
   DMLRT_REQUIRE(p.steps >= 1 && p.steps <= kFusedMaxSteps && p.inputs >= 0 &&
                     p.inputs <= kFusedMaxInputs && p.outputs >= 1 && p.outputs <= kFusedMaxOutputs,
                 RuntimeError,
@@ -420,19 +421,18 @@ void launch(const FusedProgram<T>& p, int64_t rows, int64_t cols, void* stream) 
   const int64_t head = vec ? n / VW * VW : 0;
   if (head > 0) launch_width<T, VW, 2>(d, 0, head, cols, stream);
   if (head < n) launch_width<T, 1, 4>(d, head, n, cols, stream);
-  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "fused cell-wise program of " << p.steps
-                                                                          << " steps, " << rows
-                                                                          << "x" << cols);
+  DMLRT_CHECK_CTX(cudaGetLastError(),
+                  "fused cell-wise program of " << p.steps << " steps, " << rows << "x" << cols);
 }
 
 }  // namespace
 
 void launch_fused_cellwise(const FusedProgram<double>& p, int64_t rows, int64_t cols,
-                           void* stream) {
+                           cudaStream_t stream) {
   launch(p, rows, cols, stream);
 }
 void launch_fused_cellwise(const FusedProgram<float>& p, int64_t rows, int64_t cols,
-                           void* stream) {
+                           cudaStream_t stream) {
   launch(p, rows, cols, stream);
 }
 

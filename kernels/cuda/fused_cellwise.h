@@ -18,6 +18,7 @@
 
 #include <cstdint>
 
+#include "gpu_context/cuda_types.h"
 #include "kernels/cpu/binary.h"
 #include "kernels/cpu/ternary.h"
 #include "kernels/cpu/unary.h"
@@ -58,7 +59,9 @@ struct FusedProgram {
 
 // Runs `p` over the (rows, cols) cells on `stream`. Outputs must not alias inputs. Throws
 // RuntimeError for a program outside the limits or with a forward reference.
-void launch_fused_cellwise(const FusedProgram<double>& p, int64_t rows, int64_t cols, void* stream);
-void launch_fused_cellwise(const FusedProgram<float>& p, int64_t rows, int64_t cols, void* stream);
+void launch_fused_cellwise(const FusedProgram<double>& p, int64_t rows, int64_t cols,
+                           cudaStream_t stream);
+void launch_fused_cellwise(const FusedProgram<float>& p, int64_t rows, int64_t cols,
+                           cudaStream_t stream);
 
 }  // namespace dmlrt::kernels::cuda

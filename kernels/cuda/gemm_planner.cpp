@@ -93,9 +93,9 @@ struct GemmPlanner::Impl {
   void lt_matmul(const Plan& p, const T* a, const T* b, T* c, const cublasLtMatmulAlgo_t& algo,
                  size_t ws_bytes) {
     const T one = 1, zero = 0;
-    DMLRT_CUBLAS_CHECK(cublasLtMatmul(lt.get(), p.desc.get(), &one, b, p.first.get(), a,
-                                      p.second.get(), &zero, c, p.out.get(), c, p.out.get(), &algo,
-                                      workspace, ws_bytes, stream));
+    DMLRT_CHECK(cublasLtMatmul(lt.get(), p.desc.get(), &one, b, p.first.get(), a, p.second.get(),
+                               &zero, c, p.out.get(), c, p.out.get(), &algo, workspace, ws_bytes,
+                               stream));
   }
 
   // Microseconds per call of `call` issued back to back: two warm-up calls, then the best of 3
@@ -104,12 +104,12 @@ struct GemmPlanner::Impl {
   double per_call_us(const F& call) {
     call();
     call();
-    DMLRT_CUDA_CHECK(cudaStreamSynchronize(stream));
+    DMLRT_CHECK(cudaStreamSynchronize(stream));
     double best = std::numeric_limits<double>::infinity();
     for (int rep = 0; rep < 3; ++rep) {
       const auto t0 = std::chrono::steady_clock::now();
       for (int i = 0; i < 10; ++i) call();
-      DMLRT_CUDA_CHECK(cudaStreamSynchronize(stream));
+      DMLRT_CHECK(cudaStreamSynchronize(stream));
       best = std::min(best, Seconds(std::chrono::steady_clock::now() - t0).count() * 1e5);
     }
     return best;
@@ -121,19 +121,19 @@ struct GemmPlanner::Impl {
     const cudaDataType type = kFp64 ? CUDA_R_64F : CUDA_R_32F;
     Plan p;
     cublasLtMatmulDesc_t desc = nullptr;
-    DMLRT_CUBLAS_CHECK(
+    DMLRT_CHECK(
         cublasLtMatmulDescCreate(&desc, kFp64 ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F, type));
     p.desc = UniqueLtDesc(desc);
     const cublasOperation_t op_first = key.tb ? CUBLAS_OP_T : CUBLAS_OP_N;
     const cublasOperation_t op_second = key.ta ? CUBLAS_OP_T : CUBLAS_OP_N;
-    DMLRT_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &op_first,
-                                                      sizeof(op_first)));
-    DMLRT_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &op_second,
-                                                      sizeof(op_second)));
+    DMLRT_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &op_first,
+                                               sizeof(op_first)));
+    DMLRT_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &op_second,
+                                               sizeof(op_second)));
     const auto layout = [&](uint64_t rows, uint64_t cols) {
       cublasLtMatrixLayout_t l = nullptr;
       // Column-major (rows, cols) with ld = rows: the stored row-major (cols, rows) matrix.
-      DMLRT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&l, type, rows, cols, rows));
+      DMLRT_CHECK(cublasLtMatrixLayoutCreate(&l, type, rows, cols, rows));
       return UniqueLtLayout(l);
     };
     p.first = key.tb ? layout(key.k, key.n) : layout(key.n, key.k);   // B stored (n, k) / (k, n)
@@ -141,10 +141,10 @@ struct GemmPlanner::Impl {
     p.out = layout(key.n, key.m);
 
     cublasLtMatmulPreference_t pref_raw = nullptr;
-    DMLRT_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref_raw));
+    DMLRT_CHECK(cublasLtMatmulPreferenceCreate(&pref_raw));
     const UniqueLtPreference pref(pref_raw);
     const size_t max_ws = max_workspace_bytes;
-    DMLRT_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
+    DMLRT_CHECK(cublasLtMatmulPreferenceSetAttribute(
         pref_raw, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &max_ws, sizeof(max_ws)));
     cublasLtMatmulHeuristicResult_t found[kMaxCandidates] = {};
     int n_found = 0;
@@ -159,7 +159,7 @@ struct GemmPlanner::Impl {
         usable.push_back(i);
     if (usable.empty()) return p;
 
-    DMLRT_CUDA_CHECK(cudaStreamSynchronize(stream));  // earlier work stays out of the timing
+    DMLRT_CHECK(cudaStreamSynchronize(stream));  // earlier work stays out of the timing
     std::ostringstream log;
     double best =
         per_call_us([&] { gemm_row_major(cublas, key.ta, key.tb, key.m, key.n, key.k, a, b, c); });
@@ -227,15 +227,16 @@ struct GemmPlanner::Impl {
   }
 };
 
-GemmPlanner::GemmPlanner(void* cublas, void* stream, void* workspace, size_t workspace_bytes)
+GemmPlanner::GemmPlanner(cublasHandle_t cublas, cudaStream_t stream, void* workspace,
+                         size_t workspace_bytes)
     : impl_(std::make_unique<Impl>()) {
-  impl_->cublas = static_cast<cublasHandle_t>(cublas);
-  impl_->stream = static_cast<cudaStream_t>(stream);
+  impl_->cublas = cublas;
+  impl_->stream = stream;
   impl_->workspace = workspace;
   impl_->max_workspace_bytes =
       workspace == nullptr ? 0 : std::min(workspace_bytes, kMaxWorkspaceBytes);
   cublasLtHandle_t lt = nullptr;
-  DMLRT_CUBLAS_CHECK(cublasLtCreate(&lt));
+  DMLRT_CHECK(cublasLtCreate(&lt));
   impl_->lt = UniqueLt(lt);
 }
 

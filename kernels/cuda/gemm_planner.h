@@ -41,6 +41,8 @@
 #include <memory>
 #include <string>
 
+#include "gpu_context/cuda_types.h"
+
 namespace dmlrt::kernels::cuda {
 
 class GemmPlanner {
@@ -60,7 +62,7 @@ class GemmPlanner {
   // `cublas` is the session's handle, bound to `stream`, and `workspace` its workspace (the
   // planner's products share it: all run in order on that one stream); the planner owns a
   // cuBLASLt handle. Candidates use at most min(workspace_bytes, kMaxWorkspaceBytes).
-  GemmPlanner(void* cublas, void* stream, void* workspace, size_t workspace_bytes);
+  GemmPlanner(cublasHandle_t cublas, cudaStream_t stream, void* workspace, size_t workspace_bytes);
   ~GemmPlanner();
   GemmPlanner(const GemmPlanner&) = delete;
   GemmPlanner& operator=(const GemmPlanner&) = delete;

@@ -20,8 +20,6 @@ inline int grid_for(int64_t n, int threads = kThreads) {
   return static_cast<int>(blocks < kMaxBlocks ? (blocks > 0 ? blocks : 1) : kMaxBlocks);
 }
 
-inline cudaStream_t as_stream(void* s) { return static_cast<cudaStream_t>(s); }
-
 __device__ __forceinline__ int64_t global_thread() {
   return blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
 }

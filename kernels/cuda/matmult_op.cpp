@@ -94,15 +94,14 @@ DeviceView transpose(const BlasContext& ctx, const DeviceView& m, Scratch& scrat
             nnz = static_cast<int>(m.nnz);
   size_t buf_bytes = 0;
   // The CSC of m is the CSR of its transpose.
-  DMLRT_CUSPARSE_CHECK_CTX(
-      cusparseCsr2cscEx2_bufferSize(ctx.cusparse, rows, cols, nnz, m.values,
-                                    static_cast<int*>(m.row_ptr), static_cast<int*>(m.col_idx),
-                                    t.values, static_cast<int*>(t.row_ptr),
-                                    static_cast<int*>(t.col_idx), vt, CUSPARSE_ACTION_NUMERIC,
-                                    CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1, &buf_bytes),
-      describe(m, ctx.fp64));
+  DMLRT_CHECK_CTX(cusparseCsr2cscEx2_bufferSize(
+                      ctx.cusparse, rows, cols, nnz, m.values, static_cast<int*>(m.row_ptr),
+                      static_cast<int*>(m.col_idx), t.values, static_cast<int*>(t.row_ptr),
+                      static_cast<int*>(t.col_idx), vt, CUSPARSE_ACTION_NUMERIC,
+                      CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1, &buf_bytes),
+                  describe(m, ctx.fp64));
   void* buf = scratch.allocate(buf_bytes, "cusparseCsr2cscEx2 buffer");
-  DMLRT_CUSPARSE_CHECK_CTX(
+  DMLRT_CHECK_CTX(
       cusparseCsr2cscEx2(ctx.cusparse, rows, cols, nnz, m.values, static_cast<int*>(m.row_ptr),
                          static_cast<int*>(m.col_idx), t.values, static_cast<int*>(t.row_ptr),
                          static_cast<int*>(t.col_idx), vt, CUSPARSE_ACTION_NUMERIC,
@@ -156,27 +155,26 @@ void csr_times_dense(const BlasContext& ctx, const DeviceView& s, void* d, void*
   if (q == 1) {
     gpu::UniqueDnVec x = gpu::make_vector(k, d, vt);
     gpu::UniqueDnVec y = gpu::make_vector(p, c, vt);
-    DMLRT_CUSPARSE_CHECK_CTX(
+    DMLRT_CHECK_CTX(
         cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, oz.one, ss.get(), x.get(),
                                 oz.zero, y.get(), vt, CUSPARSE_SPMV_ALG_DEFAULT, &buf_bytes),
         "SpMV " << describe(s, ctx.fp64));
     void* buf = scratch.allocate(buf_bytes, "cusparseSpMV buffer");
-    DMLRT_CUSPARSE_CHECK_CTX(cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, oz.one, ss.get(),
-                                          x.get(), oz.zero, y.get(), vt,
-                                          CUSPARSE_SPMV_ALG_DEFAULT, buf),
-                             "SpMV " << describe(s, ctx.fp64));
+    DMLRT_CHECK_CTX(cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, oz.one, ss.get(), x.get(),
+                                 oz.zero, y.get(), vt, CUSPARSE_SPMV_ALG_DEFAULT, buf),
+                    "SpMV " << describe(s, ctx.fp64));
     return;
   }
   const bool row = order == CUSPARSE_ORDER_ROW;
   gpu::UniqueDnMat dd = gpu::make_dense(k, q, row ? q : k, d, vt, order);
   gpu::UniqueDnMat dc = gpu::make_dense(p, q, row ? q : p, c, vt, order);
-  DMLRT_CUSPARSE_CHECK_CTX(
+  DMLRT_CHECK_CTX(
       cusparseSpMM_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE,
                               oz.one, ss.get(), dd.get(), oz.zero, dc.get(), vt,
                               CUSPARSE_SPMM_ALG_DEFAULT, &buf_bytes),
       "SpMM " << describe(s, ctx.fp64) << " x " << dense_what);
   void* buf = scratch.allocate(buf_bytes, "cusparseSpMM buffer");
-  DMLRT_CUSPARSE_CHECK_CTX(
+  DMLRT_CHECK_CTX(
       cusparseSpMM(h, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, oz.one,
                    ss.get(), dd.get(), oz.zero, dc.get(), vt, CUSPARSE_SPMM_ALG_DEFAULT, buf),
       "SpMM " << describe(s, ctx.fp64) << " x " << dense_what);
@@ -222,39 +220,37 @@ void sparse_sparse(const BlasContext& ctx, const DeviceView& a_in, const DeviceV
   void* c_row_ptr = result.csr_row_ptr(m, n);
   gpu::UniqueSpMat sc = gpu::make_csr(m, n, 0, c_row_ptr, nullptr, nullptr, false, vt);
   cusparseSpGEMMDescr_t raw = nullptr;
-  DMLRT_CUSPARSE_CHECK(cusparseSpGEMM_createDescr(&raw));
+  DMLRT_CHECK(cusparseSpGEMM_createDescr(&raw));
   gpu::UniqueSpGemm desc(raw);
   const auto opn = CUSPARSE_OPERATION_NON_TRANSPOSE;
   const std::string what = "SpGEMM " + describe(a, ctx.fp64) + " x " + describe(b, ctx.fp64);
   size_t size1 = 0, size2 = 0;
-  DMLRT_CUSPARSE_CHECK_CTX(
+  DMLRT_CHECK_CTX(
       cusparseSpGEMM_workEstimation(h, opn, opn, oz.one, sa.get(), sb.get(), oz.zero, sc.get(), vt,
                                     CUSPARSE_SPGEMM_DEFAULT, desc.get(), &size1, nullptr),
       what);
   void* buf1 = scratch.allocate(size1, "cusparseSpGEMM buffer 1");
-  DMLRT_CUSPARSE_CHECK_CTX(
+  DMLRT_CHECK_CTX(
       cusparseSpGEMM_workEstimation(h, opn, opn, oz.one, sa.get(), sb.get(), oz.zero, sc.get(), vt,
                                     CUSPARSE_SPGEMM_DEFAULT, desc.get(), &size1, buf1),
       what);
-  DMLRT_CUSPARSE_CHECK_CTX(cusparseSpGEMM_compute(h, opn, opn, oz.one, sa.get(), sb.get(), oz.zero,
-                                                  sc.get(), vt, CUSPARSE_SPGEMM_DEFAULT,
-                                                  desc.get(), &size2, nullptr),
-                           what);
+  DMLRT_CHECK_CTX(cusparseSpGEMM_compute(h, opn, opn, oz.one, sa.get(), sb.get(), oz.zero, sc.get(),
+                                         vt, CUSPARSE_SPGEMM_DEFAULT, desc.get(), &size2, nullptr),
+                  what);
   void* buf2 = scratch.allocate(size2, "cusparseSpGEMM buffer 2");
-  DMLRT_CUSPARSE_CHECK_CTX(cusparseSpGEMM_compute(h, opn, opn, oz.one, sa.get(), sb.get(), oz.zero,
-                                                  sc.get(), vt, CUSPARSE_SPGEMM_DEFAULT,
-                                                  desc.get(), &size2, buf2),
-                           what);
+  DMLRT_CHECK_CTX(cusparseSpGEMM_compute(h, opn, opn, oz.one, sa.get(), sb.get(), oz.zero, sc.get(),
+                                         vt, CUSPARSE_SPGEMM_DEFAULT, desc.get(), &size2, buf2),
+                  what);
   int64_t r = 0, c = 0, nnz = 0;
-  DMLRT_CUSPARSE_CHECK(cusparseSpMatGetSize(sc.get(), &r, &c, &nnz));
+  DMLRT_CHECK(cusparseSpMatGetSize(sc.get(), &r, &c, &nnz));
   void* c_col = nullptr;
   void* c_val = nullptr;
   result.csr_entries(m, n, nnz, &c_col, &c_val);
   if (nnz == 0) return;  // structurally empty product: an empty CSR holds no memory
-  DMLRT_CUSPARSE_CHECK(cusparseCsrSetPointers(sc.get(), c_row_ptr, c_col, c_val));
-  DMLRT_CUSPARSE_CHECK_CTX(cusparseSpGEMM_copy(h, opn, opn, oz.one, sa.get(), sb.get(), oz.zero,
-                                               sc.get(), vt, CUSPARSE_SPGEMM_DEFAULT, desc.get()),
-                           what);
+  DMLRT_CHECK(cusparseCsrSetPointers(sc.get(), c_row_ptr, c_col, c_val));
+  DMLRT_CHECK_CTX(cusparseSpGEMM_copy(h, opn, opn, oz.one, sa.get(), sb.get(), oz.zero, sc.get(),
+                                      vt, CUSPARSE_SPGEMM_DEFAULT, desc.get()),
+                  what);
 }
 
 }  // namespace

@@ -423,30 +423,30 @@ __global__ void fill_value_kernel(T* __restrict__ out, int64_t n, T value) {
 template <typename T>
 void fill_zero(T* out, int64_t n, cudaStream_t stream, const char* what) {
   fill_value_kernel<T><<<detail::grid_for(n), detail::kThreads, 0, stream>>>(out, n, T(0));
-  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), what << " zeros n=" << n);
+  DMLRT_CHECK_CTX(cudaGetLastError(), what << " zeros n=" << n);
 }
 
 template <typename T>
-void reduce_all(AggOp op, const T* in, int64_t n, T* out, void* workspace, void* stream) {
-  const cudaStream_t st = detail::as_stream(stream);
+void reduce_all(AggOp op, const T* in, int64_t n, T* out, void* workspace, cudaStream_t stream) {
+  const cudaStream_t st = stream;
   auto* partials = static_cast<AggState*>(workspace);
   const int blocks = all_blocks(n);
   const bool aligned = detail::is_aligned16(in);
   with_agg_op(op, [&](auto agg) {
     using Op = decltype(agg);
     reduce_all_partial_kernel<Op, T><<<blocks, detail::kThreads, 0, st>>>(in, aligned, n, partials);
-    DMLRT_CUDA_CHECK_CTX(cudaGetLastError(),
-                         "reduce_all partials op=" << static_cast<int>(op) << " n=" << n);
+    DMLRT_CHECK_CTX(cudaGetLastError(),
+                    "reduce_all partials op=" << static_cast<int>(op) << " n=" << n);
     reduce_all_final_kernel<Op, T><<<1, kAllBlocksMax, 0, st>>>(partials, blocks, n, out);
-    DMLRT_CUDA_CHECK_CTX(cudaGetLastError(),
-                         "reduce_all final op=" << static_cast<int>(op) << " n=" << n);
+    DMLRT_CHECK_CTX(cudaGetLastError(),
+                    "reduce_all final op=" << static_cast<int>(op) << " n=" << n);
   });
 }
 
 template <typename T>
-void reduce_rows(AggOp op, const T* in, int64_t rows, int64_t cols, T* out, void* stream) {
+void reduce_rows(AggOp op, const T* in, int64_t rows, int64_t cols, T* out, cudaStream_t stream) {
   if (rows == 0) return;
-  const cudaStream_t st = detail::as_stream(stream);
+  const cudaStream_t st = stream;
   if (cols == 0) return fill_zero(out, rows, st, "reduce_rows");
   const bool aligned = detail::is_aligned16(in);
   with_agg_op(op, [&](auto agg) {
@@ -458,15 +458,15 @@ void reduce_rows(AggOp op, const T* in, int64_t rows, int64_t cols, T* out, void
       reduce_rows_warp_kernel<Op, T>
           <<<detail::grid_for(rows * 32), detail::kThreads, 0, st>>>(in, aligned, rows, cols, out);
   });
-  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(),
-                       "reduce_rows op=" << static_cast<int>(op) << " " << rows << "x" << cols);
+  DMLRT_CHECK_CTX(cudaGetLastError(),
+                  "reduce_rows op=" << static_cast<int>(op) << " " << rows << "x" << cols);
 }
 
 template <typename T>
 void reduce_cols(AggOp op, const T* in, int64_t rows, int64_t cols, T* out, void* workspace,
-                 void* stream) {
+                 cudaStream_t stream) {
   if (cols == 0) return;
-  const cudaStream_t st = detail::as_stream(stream);
+  const cudaStream_t st = stream;
   if (rows == 0) return fill_zero(out, cols, st, "reduce_cols");
   constexpr int kW = detail::kVecWidth<T>;
   const ColPlan p = col_plan(rows, cols, kW);
@@ -481,28 +481,28 @@ void reduce_cols(AggOp op, const T* in, int64_t rows, int64_t cols, T* out, void
     else
       reduce_cols_tile_kernel<Op, T, 1>
           <<<grid, detail::kThreads, 0, st>>>(in, aligned, rows, cols, p.tc, p.h, ws, out);
-    DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "reduce_cols tiles op=" << static_cast<int>(op) << " "
-                                                                     << rows << "x" << cols);
+    DMLRT_CHECK_CTX(cudaGetLastError(),
+                    "reduce_cols tiles op=" << static_cast<int>(op) << " " << rows << "x" << cols);
     if (p.chunks == 1) return;
     reduce_cols_merge_kernel<Op, T>
         <<<detail::grid_for(cols), detail::kThreads, 0, st>>>(ws, rows, cols, p.chunks, out);
-    DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "reduce_cols merge op=" << static_cast<int>(op) << " "
-                                                                     << rows << "x" << cols);
+    DMLRT_CHECK_CTX(cudaGetLastError(),
+                    "reduce_cols merge op=" << static_cast<int>(op) << " " << rows << "x" << cols);
   });
 }
 
 template <typename T>
-void row_index(bool is_max, const T* in, int64_t rows, int64_t cols, T* out, void* stream) {
+void row_index(bool is_max, const T* in, int64_t rows, int64_t cols, T* out, cudaStream_t stream) {
   if (rows == 0) return;
-  const cudaStream_t st = detail::as_stream(stream);
+  const cudaStream_t st = stream;
   if (cols == 0) return fill_zero(out, rows, st, "row_index");
   const int grid = detail::grid_for(rows * 32);
   if (is_max)
     row_index_kernel<true, T><<<grid, detail::kThreads, 0, st>>>(in, rows, cols, out);
   else
     row_index_kernel<false, T><<<grid, detail::kThreads, 0, st>>>(in, rows, cols, out);
-  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), (is_max ? "rowIndexMax " : "rowIndexMin ")
-                                               << rows << "x" << cols);
+  DMLRT_CHECK_CTX(cudaGetLastError(), (is_max ? "rowIndexMax " : "rowIndexMin ")
+                                          << rows << "x" << cols);
 }
 
 }  // namespace
@@ -523,35 +523,35 @@ size_t reduce_cols_workspace_bytes(int64_t rows, int64_t cols) {
 }
 
 void launch_reduce_all(cpu::AggOp op, const double* in, int64_t n, double* out, void* workspace,
-                       void* stream) {
+                       cudaStream_t stream) {
   reduce_all(op, in, n, out, workspace, stream);
 }
 void launch_reduce_all(cpu::AggOp op, const float* in, int64_t n, float* out, void* workspace,
-                       void* stream) {
+                       cudaStream_t stream) {
   reduce_all(op, in, n, out, workspace, stream);
 }
 void launch_reduce_rows(cpu::AggOp op, const double* in, int64_t rows, int64_t cols, double* out,
-                        void* stream) {
+                        cudaStream_t stream) {
   reduce_rows(op, in, rows, cols, out, stream);
 }
 void launch_reduce_rows(cpu::AggOp op, const float* in, int64_t rows, int64_t cols, float* out,
-                        void* stream) {
+                        cudaStream_t stream) {
   reduce_rows(op, in, rows, cols, out, stream);
 }
 void launch_reduce_cols(cpu::AggOp op, const double* in, int64_t rows, int64_t cols, double* out,
-                        void* workspace, void* stream) {
+                        void* workspace, cudaStream_t stream) {
   reduce_cols(op, in, rows, cols, out, workspace, stream);
 }
 void launch_reduce_cols(cpu::AggOp op, const float* in, int64_t rows, int64_t cols, float* out,
-                        void* workspace, void* stream) {
+                        void* workspace, cudaStream_t stream) {
   reduce_cols(op, in, rows, cols, out, workspace, stream);
 }
 void launch_row_index(bool is_max, const double* in, int64_t rows, int64_t cols, double* out,
-                      void* stream) {
+                      cudaStream_t stream) {
   row_index(is_max, in, rows, cols, out, stream);
 }
 void launch_row_index(bool is_max, const float* in, int64_t rows, int64_t cols, float* out,
-                      void* stream) {
+                      cudaStream_t stream) {
   row_index(is_max, in, rows, cols, out, stream);
 }
 }  // namespace dmlrt::kernels::cuda

@@ -82,93 +82,91 @@ __global__ void reshape_colwise_kernel(const T* __restrict__ in, T* __restrict__
 }
 
 template <typename T>
-void transpose(const T* in, T* out, int64_t rows, int64_t cols, void* stream) {
+void transpose(const T* in, T* out, int64_t rows, int64_t cols, cudaStream_t stream) {
   if (rows * cols == 0) return;
   const int64_t tiles_r = (rows + kTile - 1) / kTile, tiles_c = (cols + kTile - 1) / kTile;
   const dim3 grid(
       static_cast<unsigned>(tiles_c < detail::kMaxBlocks ? tiles_c : detail::kMaxBlocks),
       static_cast<unsigned>(tiles_r < kMaxGridY ? tiles_r : kMaxGridY));
-  transpose_kernel<T>
-      <<<grid, dim3(kTile, kTileRows), 0, detail::as_stream(stream)>>>(in, out, rows, cols);
-  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "transpose " << rows << "x" << cols);
+  transpose_kernel<T><<<grid, dim3(kTile, kTileRows), 0, stream>>>(in, out, rows, cols);
+  DMLRT_CHECK_CTX(cudaGetLastError(), "transpose " << rows << "x" << cols);
 }
 
 template <typename T>
-void reverse_rows(const T* in, T* out, int64_t rows, int64_t cols, void* stream) {
+void reverse_rows(const T* in, T* out, int64_t rows, int64_t cols, cudaStream_t stream) {
   if (rows * cols == 0) return;
   reverse_rows_kernel<T>
-      <<<detail::grid_for(rows * cols), detail::kThreads, 0, detail::as_stream(stream)>>>(
-          in, out, rows, cols);
-  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "rev " << rows << "x" << cols);
+      <<<detail::grid_for(rows * cols), detail::kThreads, 0, stream>>>(in, out, rows, cols);
+  DMLRT_CHECK_CTX(cudaGetLastError(), "rev " << rows << "x" << cols);
 }
 
 template <typename T>
-void diag_from_vector(const T* in, T* out, int64_t n, void* stream) {
+void diag_from_vector(const T* in, T* out, int64_t n, cudaStream_t stream) {
   if (n == 0) return;
-  diag_from_vector_kernel<T>
-      <<<detail::grid_for(n * n), detail::kThreads, 0, detail::as_stream(stream)>>>(in, out, n);
-  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "diag vector->matrix n=" << n);
+  diag_from_vector_kernel<T><<<detail::grid_for(n * n), detail::kThreads, 0, stream>>>(in, out, n);
+  DMLRT_CHECK_CTX(cudaGetLastError(), "diag vector->matrix n=" << n);
 }
 
 template <typename T>
-void diag_to_vector(const T* in, T* out, int64_t n, void* stream) {
+void diag_to_vector(const T* in, T* out, int64_t n, cudaStream_t stream) {
   if (n == 0) return;
-  diag_to_vector_kernel<T>
-      <<<detail::grid_for(n), detail::kThreads, 0, detail::as_stream(stream)>>>(in, out, n);
-  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "diag matrix->vector n=" << n);
+  diag_to_vector_kernel<T><<<detail::grid_for(n), detail::kThreads, 0, stream>>>(in, out, n);
+  DMLRT_CHECK_CTX(cudaGetLastError(), "diag matrix->vector n=" << n);
 }
 
 template <typename T>
 void reshape(const T* in, T* out, int64_t rows, int64_t cols, int64_t out_rows, int64_t out_cols,
-             bool byrow, void* stream) {
+             bool byrow, cudaStream_t stream) {
   DMLRT_REQUIRE(
       rows * cols == out_rows * out_cols, RuntimeError,
       "reshape kernel: " << rows << "x" << cols << " into " << out_rows << "x" << out_cols);
   const int64_t n = rows * cols;
   if (n == 0) return;
   if (byrow)
-    copy_kernel<T>
-        <<<detail::grid_for(n), detail::kThreads, 0, detail::as_stream(stream)>>>(in, out, n);
+    copy_kernel<T><<<detail::grid_for(n), detail::kThreads, 0, stream>>>(in, out, n);
   else
-    reshape_colwise_kernel<T>
-        <<<detail::grid_for(n), detail::kThreads, 0, detail::as_stream(stream)>>>(
-            in, out, rows, cols, out_rows, out_cols);
-  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "reshape " << rows << "x" << cols << " -> " << out_rows
-                                                      << "x" << out_cols << " byrow=" << byrow);
+    reshape_colwise_kernel<T><<<detail::grid_for(n), detail::kThreads, 0, stream>>>(
+        in, out, rows, cols, out_rows, out_cols);
+  DMLRT_CHECK_CTX(cudaGetLastError(), "reshape " << rows << "x" << cols << " -> " << out_rows << "x"
+                                                 << out_cols << " byrow=" << byrow);
 }
 
 }  // namespace
 
-void launch_transpose(const double* in, double* out, int64_t rows, int64_t cols, void* stream) {
+void launch_transpose(const double* in, double* out, int64_t rows, int64_t cols,
+                      cudaStream_t stream) {
   transpose(in, out, rows, cols, stream);
 }
-void launch_transpose(const float* in, float* out, int64_t rows, int64_t cols, void* stream) {
+void launch_transpose(const float* in, float* out, int64_t rows, int64_t cols,
+                      cudaStream_t stream) {
   transpose(in, out, rows, cols, stream);
 }
-void launch_reverse_rows(const double* in, double* out, int64_t rows, int64_t cols, void* stream) {
+void launch_reverse_rows(const double* in, double* out, int64_t rows, int64_t cols,
+                         cudaStream_t stream) {
   reverse_rows(in, out, rows, cols, stream);
 }
-void launch_reverse_rows(const float* in, float* out, int64_t rows, int64_t cols, void* stream) {
+void launch_reverse_rows(const float* in, float* out, int64_t rows, int64_t cols,
+                         cudaStream_t stream) {
   reverse_rows(in, out, rows, cols, stream);
 }
-void launch_diag_from_vector(const double* in, double* out, int64_t n, void* stream) {
+void launch_diag_from_vector(const double* in, double* out, int64_t n, cudaStream_t stream) {
   diag_from_vector(in, out, n, stream);
 }
-void launch_diag_from_vector(const float* in, float* out, int64_t n, void* stream) {
+void launch_diag_from_vector(const float* in, float* out, int64_t n, cudaStream_t stream) {
   diag_from_vector(in, out, n, stream);
 }
-void launch_diag_to_vector(const double* in, double* out, int64_t n, void* stream) {
+void launch_diag_to_vector(const double* in, double* out, int64_t n, cudaStream_t stream) {
   diag_to_vector(in, out, n, stream);
 }
-void launch_diag_to_vector(const float* in, float* out, int64_t n, void* stream) {
+void launch_diag_to_vector(const float* in, float* out, int64_t n, cudaStream_t stream) {
   diag_to_vector(in, out, n, stream);
 }
 void launch_reshape(const double* in, double* out, int64_t rows, int64_t cols, int64_t out_rows,
-                    int64_t out_cols, bool byrow, void* stream) {
+                    int64_t out_cols, bool byrow, cudaStream_t stream) {
   reshape(in, out, rows, cols, out_rows, out_cols, byrow, stream);
 }
 void launch_reshape(const float* in, float* out, int64_t rows, int64_t cols, int64_t out_rows,
-                    int64_t out_cols, bool byrow, void* stream) {
+                    int64_t out_cols, bool byrow, cudaStream_t stream) {
   reshape(in, out, rows, cols, out_rows, out_cols, byrow, stream);
 }
 

@@ -11,8 +11,6 @@
 namespace dmlrt::kernels::cuda {
 namespace {
 
-cusolverDnHandle_t handle_of(void* h) { return static_cast<cusolverDnHandle_t>(h); }
-
 // The legacy getrf/getrs API takes int dimensions; a matrix past them (n^2 > 2^62 bytes) could
 // not be allocated anyway, but the check keeps the narrowing honest.
 int as_int(int64_t v, const char* what) {
@@ -44,46 +42,44 @@ cusolverStatus_t getrs_call(cusolverDnHandle_t h, cublasOperation_t t, int n, in
 }
 
 template <typename T>
-int64_t workspace(void* h, int64_t n, T* a) {
+int64_t workspace(cusolverDnHandle_t h, int64_t n, T* a) {
   if (n == 0) return 0;
   int lwork = 0;
-  DMLRT_CUSOLVER_CHECK_CTX(getrf_size(handle_of(h), as_int(n, "n"), a, &lwork),
-                           "getrf_bufferSize n=" << n);
+  DMLRT_CHECK_CTX(getrf_size(h, as_int(n, "n"), a, &lwork), "getrf_bufferSize n=" << n);
   return lwork;
 }
 
 template <typename T>
-void lu(void* h, int64_t n, T* a, T* work, int* pivots, int* info) {
+void lu(cusolverDnHandle_t h, int64_t n, T* a, T* work, int* pivots, int* info) {
   if (n == 0) return;
-  DMLRT_CUSOLVER_CHECK_CTX(getrf_call(handle_of(h), as_int(n, "n"), a, work, pivots, info),
-                           "getrf n=" << n);
+  DMLRT_CHECK_CTX(getrf_call(h, as_int(n, "n"), a, work, pivots, info), "getrf n=" << n);
 }
 
 template <typename T>
-void lu_solve(void* h, bool trans, int64_t n, int64_t nrhs, const T* lu, const int* pivots, T* b,
-              int* info) {
+void lu_solve(cusolverDnHandle_t h, bool trans, int64_t n, int64_t nrhs, const T* lu,
+              const int* pivots, T* b, int* info) {
   if (n == 0 || nrhs == 0) return;
-  DMLRT_CUSOLVER_CHECK_CTX(getrs_call(handle_of(h), trans ? CUBLAS_OP_T : CUBLAS_OP_N,
-                                      as_int(n, "n"), as_int(nrhs, "nrhs"), lu, pivots, b, info),
-                           "getrs n=" << n << " nrhs=" << nrhs << " trans=" << trans);
+  DMLRT_CHECK_CTX(getrs_call(h, trans ? CUBLAS_OP_T : CUBLAS_OP_N, as_int(n, "n"),
+                             as_int(nrhs, "nrhs"), lu, pivots, b, info),
+                  "getrs n=" << n << " nrhs=" << nrhs << " trans=" << trans);
 }
 
 }  // namespace
 
-int64_t getrf_workspace(void* h, int64_t n, double* a) { return workspace(h, n, a); }
-int64_t getrf_workspace(void* h, int64_t n, float* a) { return workspace(h, n, a); }
-void getrf(void* h, int64_t n, double* a, double* work, int* pivots, int* info) {
+int64_t getrf_workspace(cusolverDnHandle_t h, int64_t n, double* a) { return workspace(h, n, a); }
+int64_t getrf_workspace(cusolverDnHandle_t h, int64_t n, float* a) { return workspace(h, n, a); }
+void getrf(cusolverDnHandle_t h, int64_t n, double* a, double* work, int* pivots, int* info) {
   lu(h, n, a, work, pivots, info);
 }
-void getrf(void* h, int64_t n, float* a, float* work, int* pivots, int* info) {
+void getrf(cusolverDnHandle_t h, int64_t n, float* a, float* work, int* pivots, int* info) {
   lu(h, n, a, work, pivots, info);
 }
-void getrs(void* h, bool trans, int64_t n, int64_t nrhs, const double* a, const int* pivots,
-           double* b, int* info) {
+void getrs(cusolverDnHandle_t h, bool trans, int64_t n, int64_t nrhs, const double* a,
+           const int* pivots, double* b, int* info) {
   lu_solve(h, trans, n, nrhs, a, pivots, b, info);
 }
-void getrs(void* h, bool trans, int64_t n, int64_t nrhs, const float* a, const int* pivots,
-           float* b, int* info) {
+void getrs(cusolverDnHandle_t h, bool trans, int64_t n, int64_t nrhs, const float* a,
+           const int* pivots, float* b, int* info) {
   lu_solve(h, trans, n, nrhs, a, pivots, b, info);
 }
 

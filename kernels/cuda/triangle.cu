@@ -21,19 +21,18 @@ __global__ void copy_upper_to_lower_kernel(T* __restrict__ c, int64_t n) {
 }
 
 template <typename T>
-void copy_upper_to_lower(T* c, int64_t n, void* stream) {
+void copy_upper_to_lower(T* c, int64_t n, cudaStream_t stream) {
   if (n <= 1) return;
-  copy_upper_to_lower_kernel<T>
-      <<<detail::grid_for(n * n), detail::kThreads, 0, detail::as_stream(stream)>>>(c, n);
-  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "copy_upper_to_lower n=" << n);
+  copy_upper_to_lower_kernel<T><<<detail::grid_for(n * n), detail::kThreads, 0, stream>>>(c, n);
+  DMLRT_CHECK_CTX(cudaGetLastError(), "copy_upper_to_lower n=" << n);
 }
 
 }  // namespace
 
-void launch_copy_upper_to_lower(double* c, int64_t n, void* stream) {
+void launch_copy_upper_to_lower(double* c, int64_t n, cudaStream_t stream) {
   copy_upper_to_lower(c, n, stream);
 }
-void launch_copy_upper_to_lower(float* c, int64_t n, void* stream) {
+void launch_copy_upper_to_lower(float* c, int64_t n, cudaStream_t stream) {
   copy_upper_to_lower(c, n, stream);
 }
 

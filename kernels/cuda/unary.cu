@@ -198,16 +198,16 @@ void blocked_scan(const T* in, T* out, int64_t rows, int64_t cols, int64_t in_co
   const int grid = detail::grid_for(nb * cols);
   scan_aggregate_kernel<Scan, T>
       <<<grid, detail::kThreads, 0, stream>>>(in, ws, rows, cols, in_cols, h, nb);
-  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "scan aggregate " << rows << "x" << cols);
+  DMLRT_CHECK_CTX(cudaGetLastError(), "scan aggregate " << rows << "x" << cols);
   scan_carry_kernel<Scan><<<detail::grid_for(cols, 128), 128, 0, stream>>>(ws, cols, nb);
-  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "scan carry " << rows << "x" << cols);
+  DMLRT_CHECK_CTX(cudaGetLastError(), "scan carry " << rows << "x" << cols);
   scan_write_kernel<Scan, T>
       <<<grid, detail::kThreads, 0, stream>>>(in, ws, out, rows, cols, in_cols, h, nb);
-  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "scan write " << rows << "x" << cols);
+  DMLRT_CHECK_CTX(cudaGetLastError(), "scan write " << rows << "x" << cols);
 }
 
 template <typename T>
-void unary(UnaryOp op, const T* in, T* out, int64_t n, void* stream) {
+void unary(UnaryOp op, const T* in, T* out, int64_t n, cudaStream_t stream) {
   if (n == 0) return;
   const detail::CellOperands<T, 1> cells{{in}, {T(0)}};
   detail::dispatch_enum<
@@ -216,47 +216,43 @@ void unary(UnaryOp op, const T* in, T* out, int64_t n, void* stream) {
       UnaryOp::kCosh, UnaryOp::kTanh, UnaryOp::kAsin, UnaryOp::kAcos, UnaryOp::kAtan,
       UnaryOp::kSign, UnaryOp::kSigmoid, UnaryOp::kNot, UnaryOp::kSquare, UnaryOp::kTimes2>(
       op, [&](auto tag) {
-        detail::launch_cellwise(cells, out, n, UnaryCell<decltype(tag)::value, T>{},
-                                detail::as_stream(stream));
+        detail::launch_cellwise(cells, out, n, UnaryCell<decltype(tag)::value, T>{}, stream);
       });
-  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "unary " << cpu::opcode_of(op) << " n=" << n);
+  DMLRT_CHECK_CTX(cudaGetLastError(), "unary " << cpu::opcode_of(op) << " n=" << n);
 }
 
 template <typename T>
 void log_base(const T* x, double x_value, const T* base, double base_value, int64_t base_rows,
-              int64_t base_cols, T* out, int64_t rows, int64_t cols, void* stream) {
+              int64_t base_cols, T* out, int64_t rows, int64_t cols, cudaStream_t stream) {
   if (rows * cols == 0) return;
   const T lx = static_cast<T>(std::log(x_value)), lb = static_cast<T>(std::log(base_value));
-  log_base_kernel<T>
-      <<<detail::grid_for(rows * cols), detail::kThreads, 0, detail::as_stream(stream)>>>(
-          x, lx, base, lb, base_rows, base_cols, out, rows, cols);
-  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "log with base " << rows << "x" << cols);
+  log_base_kernel<T><<<detail::grid_for(rows * cols), detail::kThreads, 0, stream>>>(
+      x, lx, base, lb, base_rows, base_cols, out, rows, cols);
+  DMLRT_CHECK_CTX(cudaGetLastError(), "log with base " << rows << "x" << cols);
 }
 
 template <typename T>
-void softmax(const T* in, T* out, int64_t rows, int64_t cols, void* stream) {
+void softmax(const T* in, T* out, int64_t rows, int64_t cols, cudaStream_t stream) {
   if (rows * cols == 0) return;
   softmax_kernel<T>
-      <<<detail::grid_for(rows * 32), detail::kThreads, 0, detail::as_stream(stream)>>>(in, out,
-                                                                                        rows, cols);
-  DMLRT_CUDA_CHECK_CTX(cudaGetLastError(), "softmax " << rows << "x" << cols);
+      <<<detail::grid_for(rows * 32), detail::kThreads, 0, stream>>>(in, out, rows, cols);
+  DMLRT_CHECK_CTX(cudaGetLastError(), "softmax " << rows << "x" << cols);
 }
 
 template <typename T>
 void cumulative(CumOp op, const T* in, T* out, int64_t rows, int64_t cols, void* workspace,
-                void* stream) {
+                cudaStream_t stream) {
   if (rows * cols == 0) return;
   detail::dispatch_enum<CumOp, CumOp::kSum, CumOp::kProd, CumOp::kMin, CumOp::kMax>(
       op, [&](auto tag) {
-        blocked_scan<CumScan<decltype(tag)::value>>(in, out, rows, cols, cols, workspace,
-                                                    detail::as_stream(stream));
+        blocked_scan<CumScan<decltype(tag)::value>>(in, out, rows, cols, cols, workspace, stream);
       });
 }
 
 template <typename T>
-void cumsumprod(const T* in, T* out, int64_t rows, void* workspace, void* stream) {
+void cumsumprod(const T* in, T* out, int64_t rows, void* workspace, cudaStream_t stream) {
   if (rows == 0) return;
-  blocked_scan<SumProdScan>(in, out, rows, 1, 2, workspace, detail::as_stream(stream));
+  blocked_scan<SumProdScan>(in, out, rows, 1, 2, workspace, stream);
 }
 
 }  // namespace
@@ -267,40 +263,43 @@ size_t cumulative_workspace_bytes(int64_t rows, int64_t cols, size_t /*elem_byte
   return static_cast<size_t>((rows + h - 1) / h * cols) * sizeof(ScanState);
 }
 
-void launch_unary(cpu::UnaryOp op, const double* in, double* out, int64_t n, void* stream) {
+void launch_unary(cpu::UnaryOp op, const double* in, double* out, int64_t n, cudaStream_t stream) {
   unary(op, in, out, n, stream);
 }
-void launch_unary(cpu::UnaryOp op, const float* in, float* out, int64_t n, void* stream) {
+void launch_unary(cpu::UnaryOp op, const float* in, float* out, int64_t n, cudaStream_t stream) {
   unary(op, in, out, n, stream);
 }
 void launch_log_base(const double* x, double x_value, const double* base, double base_value,
                      int64_t base_rows, int64_t base_cols, double* out, int64_t rows, int64_t cols,
-                     void* stream) {
+                     cudaStream_t stream) {
   log_base(x, x_value, base, base_value, base_rows, base_cols, out, rows, cols, stream);
 }
 void launch_log_base(const float* x, double x_value, const float* base, double base_value,
                      int64_t base_rows, int64_t base_cols, float* out, int64_t rows, int64_t cols,
-                     void* stream) {
+                     cudaStream_t stream) {
   log_base(x, x_value, base, base_value, base_rows, base_cols, out, rows, cols, stream);
 }
-void launch_softmax(const double* in, double* out, int64_t rows, int64_t cols, void* stream) {
+void launch_softmax(const double* in, double* out, int64_t rows, int64_t cols,
+                    cudaStream_t stream) {
   softmax(in, out, rows, cols, stream);
 }
-void launch_softmax(const float* in, float* out, int64_t rows, int64_t cols, void* stream) {
+void launch_softmax(const float* in, float* out, int64_t rows, int64_t cols, cudaStream_t stream) {
   softmax(in, out, rows, cols, stream);
 }
 void launch_cumulative(cpu::CumOp op, const double* in, double* out, int64_t rows, int64_t cols,
-                       void* workspace, void* stream) {
+                       void* workspace, cudaStream_t stream) {
   cumulative(op, in, out, rows, cols, workspace, stream);
 }
 void launch_cumulative(cpu::CumOp op, const float* in, float* out, int64_t rows, int64_t cols,
-                       void* workspace, void* stream) {
+                       void* workspace, cudaStream_t stream) {
   cumulative(op, in, out, rows, cols, workspace, stream);
 }
-void launch_cumsumprod(const double* in, double* out, int64_t rows, void* workspace, void* stream) {
+void launch_cumsumprod(const double* in, double* out, int64_t rows, void* workspace,
+                       cudaStream_t stream) {
   cumsumprod(in, out, rows, workspace, stream);
 }
-void launch_cumsumprod(const float* in, float* out, int64_t rows, void* workspace, void* stream) {
+void launch_cumsumprod(const float* in, float* out, int64_t rows, void* workspace,
+                       cudaStream_t stream) {
   cumsumprod(in, out, rows, workspace, stream);
 }
 

@@ -26,7 +26,7 @@ class FakeAllocator final : public mem::DeviceAllocator {
     used_ -= (*live_)[p];
     live_->erase(p);
   }
-  void zero(void*, size_t, void*) override {}
+  void zero(void*, size_t, cudaStream_t) override {}
 
  private:
   size_t capacity_;

@@ -94,10 +94,10 @@ class DeviceBlock {
   }
 
   void copy_from_host(const void* src, size_t bytes) {
-    DMLRT_CUDA_CHECK_CTX(cudaMemcpy(data(), src, bytes, cudaMemcpyHostToDevice), bytes << " bytes");
+    DMLRT_CHECK_CTX(cudaMemcpy(data(), src, bytes, cudaMemcpyHostToDevice), bytes << " bytes");
   }
   void copy_to_host(void* dst, size_t bytes) const {
-    DMLRT_CUDA_CHECK_CTX(cudaMemcpy(dst, data(), bytes, cudaMemcpyDeviceToHost), bytes << " bytes");
+    DMLRT_CHECK_CTX(cudaMemcpy(dst, data(), bytes, cudaMemcpyDeviceToHost), bytes << " bytes");
   }
 
  private:
@@ -129,7 +129,7 @@ T* ptr(const DeviceBlock& b) {
   return b.as<T>();
 }
 
-inline void sync_device() { DMLRT_CUDA_CHECK(cudaDeviceSynchronize()); }
+inline void sync_device() { DMLRT_CHECK(cudaDeviceSynchronize()); }
 
 template <typename T>
 std::vector<double> from_device(const DeviceBlock& buf, int64_t n) {

@@ -36,7 +36,7 @@ using dmlrt::mem::MemoryManager;
 using dmlrt::test::TestContext;
 
 constexpr size_t kKiB = 1024;
-void* const kStream = reinterpret_cast<void*>(0x10);
+const cudaStream_t kStream = reinterpret_cast<cudaStream_t>(0x10);
 
 using dmlrt::test::FakeAllocator;
 

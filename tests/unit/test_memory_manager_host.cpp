@@ -22,8 +22,8 @@ using dmlrt::mem::GpuStats;
 using dmlrt::mem::MemoryManager;
 
 constexpr size_t kKiB = 1024;
-void* const kStreamA = reinterpret_cast<void*>(0x10);
-void* const kStreamB = reinterpret_cast<void*>(0x20);
+const cudaStream_t kStreamA = reinterpret_cast<cudaStream_t>(0x10);
+const cudaStream_t kStreamB = reinterpret_cast<cudaStream_t>(0x20);
 
 using dmlrt::test::FakeAllocator;
 
