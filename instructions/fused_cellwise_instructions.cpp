@@ -55,7 +55,6 @@ std::optional<CellOpText> cell_op_of(const InstructionText& t) {
     c.op = static_cast<int>(bop);
     n_in = 2, out_at = 2, min_fields = 3, max_fields = 5;
   } else if (cpu::unary_op_from_opcode(t.opcode, &uop)) {
-    if (uop == cpu::UnaryOp::kIsNan) return std::nullopt;  // no device kernel
     // log with a base (a non-integer third field) is another instruction (UnaryInstruction::make).
     if (t.opcode == "log" && t.fields.size() >= 3 && !is_integer_text(t.fields[2]))
       return std::nullopt;

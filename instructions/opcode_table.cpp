@@ -127,7 +127,8 @@ const std::vector<OpcodeEntry> kTable = {
     {"ucummax", construct<UnaryInstruction>, "unary", true},
     {"ucumk+*", construct<UnaryInstruction>, "unary", true},
     {"softmax", construct<UnaryInstruction>, "unary", true},
-    {"isnan", construct<UnaryInstruction>, "unary"},
+    {"isnan", construct<UnaryInstruction>, "unary", true},
+    {"isinf", construct<UnaryInstruction>, "unary", true},
     {"urowcumk+", construct<UnaryInstruction>, "unary"},
     // aggregates (aggregate_instructions.h)
     {"ua+", construct<AggregateInstruction>, "aggregate", true},

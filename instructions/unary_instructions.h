@@ -22,12 +22,9 @@ class UnaryInstruction final : public Instruction {
   static InstructionPtr make(InstructionText t);
 
   void check(Shapes& shapes) const override;
-  // Matrix forms run on the GPU except isnan and urowcumk+ (no device kernel); scalar forms stay
-  // on the CPU (a scalar is not worth a launch).
-  bool has_gpu_impl() const override {
-    if (!in_.is_matrix() || kind_ == Kind::kRowCumSum) return false;
-    return !(kind_ == Kind::kCellwise && op_ == kernels::cpu::UnaryOp::kIsNan);
-  }
+  // Matrix forms run on the GPU except urowcumk+ (no device kernel); scalar forms stay on the
+  // CPU (a scalar is not worth a launch).
+  bool has_gpu_impl() const override { return in_.is_matrix() && kind_ != Kind::kRowCumSum; }
 
  private:
   // What the opcode computes, beyond the cell-wise functions of kernels/cpu/unary.h.

@@ -134,8 +134,11 @@ class Printer {
   bool raw_;
 };
 
-// Dims from the plan's metadata, for check_plan_shapes: createvar's rows and cols (fields 5 and
-// 6), carried by cpvar and mvvar, dropped by rmvar.
+// Dims from the plan, for check_plan_shapes. Only sizes the run cannot contradict count: a
+// persistent read's createvar (the read fails when the file disagrees) and rand with literal
+// dims; the sizes SystemDS gives other outputs are its compile-time estimates (seq(i, n, 3) in a
+// loop is declared with its largest length), so those names stay unknown. cpvar and mvvar carry
+// sizes, rmvar drops them.
 class PlanShapes final : public inst::Shapes {
  public:
   inst::Dims dims(const inst::Operand& op) override {
@@ -148,7 +151,8 @@ class PlanShapes final : public inst::Shapes {
     const std::vector<std::string>& f = i.text().fields;
     const std::string& op = i.opcode();
     if (op == "createvar") {
-      if (f.size() >= 9) dims_[f[0]] = inst::Dims{number(f[5]), number(f[6])};
+      dims_.erase(f[0]);
+      if (f.size() >= 9 && f[2] == "false") dims_[f[0]] = inst::Dims{number(f[5]), number(f[6])};
       return;
     }
     if (op == "rmvar") {
@@ -168,9 +172,18 @@ class PlanShapes final : public inst::Shapes {
     } catch (const ShapeError& e) {
       errors.push_back(i.where() + ": " + e.what());
     }
+    if (op == "rand" && f.size() >= 3) {
+      const inst::Operand out = inst::Operand::parse(f.back());
+      if (out.is_matrix()) dims_[out.name] = inst::Dims{literal(f[0]), literal(f[1])};
+    }
   }
 
  private:
+  // A literal integer operand field ("3", "3·SCALAR·INT64·true"), else -1.
+  static int64_t literal(const std::string& field) {
+    const inst::Operand o = inst::Operand::parse(field);
+    return o.literal ? number(o.name) : -1;
+  }
   static int64_t number(const std::string& s) {
     char* end = nullptr;
     const long long v = std::strtoll(s.c_str(), &end, 10);

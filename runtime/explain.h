@@ -16,11 +16,11 @@ namespace dmlrt::runtime {
 void print_explain(const Program& program, std::ostream& os, bool raw);
 
 // The plan's shape errors, found without running anything: every instruction's check() (Note
-// [Instruction life cycle]) against the dims the plan's createvar lines give, tracked through
-// cpvar, mvvar and rmvar within each straight-line instruction list (a variable from outside the
-// list, a function parameter or a branch is unknown, and unknown dims pass). One message per
-// error, "file:line: instruction '...': <error>", in plan order. -explain reports them and does
-// not run a plan that has any.
+// [Instruction life cycle]) against the sizes the run cannot contradict — persistent reads'
+// createvar sizes and rand's literal sizes, carried by cpvar and mvvar within each straight-line
+// instruction list (SystemDS's declared sizes of intermediates are estimates; anything else is
+// unknown, and unknown sizes pass). One message per error, "file:line: instruction '...':
+// <error>", in plan order. -explain reports them and does not run a plan that has any.
 std::vector<std::string> check_plan_shapes(const Program& program);
 
 // One instruction string in explain rendering.

@@ -18,14 +18,9 @@ struct OpName {
 };
 
 constexpr OpName kOps[] = {
-    {"exp", UnaryOp::kExp},   {"log", UnaryOp::kLog},         {"abs", UnaryOp::kAbs},
-    {"sqrt", UnaryOp::kSqrt}, {"round", UnaryOp::kRound},     {"floor", UnaryOp::kFloor},
-    {"ceil", UnaryOp::kCeil}, {"sin", UnaryOp::kSin},         {"cos", UnaryOp::kCos},
-    {"tan", UnaryOp::kTan},   {"sinh", UnaryOp::kSinh},       {"cosh", UnaryOp::kCosh},
-    {"tanh", UnaryOp::kTanh}, {"asin", UnaryOp::kAsin},       {"acos", UnaryOp::kAcos},
-    {"atan", UnaryOp::kAtan}, {"sign", UnaryOp::kSign},       {"sigmoid", UnaryOp::kSigmoid},
-    {"!", UnaryOp::kNot},     {"^2", UnaryOp::kSquare},       {"*2", UnaryOp::kTimes2},
-    {"isnan", UnaryOp::kIsNan},
+#define DMLRT_UNARY_NAME(name, opcode, sparse_safe) {opcode, UnaryOp::name},
+    DMLRT_UNARY_OPS(DMLRT_UNARY_NAME)
+#undef DMLRT_UNARY_NAME
 };
 
 // (rows, cols) row-major copy of any block, for ops that read every cell.
@@ -54,14 +49,13 @@ const char* opcode_of(UnaryOp op) {
 
 bool is_sparse_safe(UnaryOp op) {
   switch (op) {
-    case UnaryOp::kAbs: case UnaryOp::kSqrt: case UnaryOp::kRound: case UnaryOp::kFloor:
-    case UnaryOp::kCeil: case UnaryOp::kSin: case UnaryOp::kTan: case UnaryOp::kSinh:
-    case UnaryOp::kTanh: case UnaryOp::kAsin: case UnaryOp::kAtan: case UnaryOp::kSign:
-    case UnaryOp::kSquare: case UnaryOp::kTimes2: case UnaryOp::kIsNan:
-      return true;
-    default:
-      return false;  // exp log cos cosh acos sigmoid ! map 0 to a nonzero
+#define DMLRT_UNARY_SAFE(name, opcode, sparse_safe) \
+  case UnaryOp::name:                               \
+    return sparse_safe;
+    DMLRT_UNARY_OPS(DMLRT_UNARY_SAFE)
+#undef DMLRT_UNARY_SAFE
   }
+  return false;
 }
 
 double apply_unary(UnaryOp op, double x) {
@@ -88,6 +82,8 @@ double apply_unary(UnaryOp op, double x) {
     case UnaryOp::kSquare: return x * x;
     case UnaryOp::kTimes2: return x + x;
     case UnaryOp::kIsNan: return std::isnan(x) ? 1.0 : 0.0;
+    case UnaryOp::kIsInf:
+      return std::isinf(x) ? 1.0 : 0.0;
   }
   return x;
 }

@@ -9,10 +9,28 @@
 
 namespace dmlrt::kernels::cpu {
 
+// Every cell-wise unary op, said once: X(enum name, SystemDS opcode, sparse-safe: f(0) == 0). The
+// enum, the opcode mapping, sparse safety, and the GPU kernels' op dispatch (kernels/cuda/unary.cu,
+// kernels/cuda/fused_cellwise.cu) are generated from this list; an op's value is in apply_unary
+// (CPU) and unary_cell (kernels/cuda/cell_ops.cuh, GPU). docs/CONTRIBUTING.md adds one.
+#define DMLRT_UNARY_OPS(X)                                                                       \
+  X(kExp, "exp", false)                                                                          \
+  X(kLog, "log", false) X(kAbs, "abs", true) X(kSqrt, "sqrt", true) X(kRound, "round", true)     \
+      X(kFloor, "floor", true) X(kCeil, "ceil", true) X(kSin, "sin", true) X(kCos, "cos", false) \
+          X(kTan, "tan", true) X(kSinh, "sinh", true) X(kCosh, "cosh", false)                    \
+              X(kTanh, "tanh", true) X(kAsin, "asin", true) X(kAcos, "acos", false)              \
+                  X(kAtan, "atan", true) X(kSign, "sign", true) X(kSigmoid, "sigmoid", false)    \
+                      X(kNot, "!", false) X(kSquare, "^2", true) X(kTimes2, "*2", true)          \
+                          X(kIsNan, "isnan", true) X(kIsInf, "isinf", true)
+
 enum class UnaryOp {
-  kExp, kLog, kAbs, kSqrt, kRound, kFloor, kCeil, kSin, kCos, kTan, kSinh, kCosh, kTanh,
-  kAsin, kAcos, kAtan, kSign, kSigmoid, kNot, kSquare, kTimes2, kIsNan
+#define DMLRT_UNARY_ENUM(name, opcode, sparse_safe) name,
+  DMLRT_UNARY_OPS(DMLRT_UNARY_ENUM)
+#undef DMLRT_UNARY_ENUM
 };
+#define DMLRT_UNARY_COUNT(name, opcode, sparse_safe) +1
+constexpr int kUnaryOpCount = 0 DMLRT_UNARY_OPS(DMLRT_UNARY_COUNT);
+#undef DMLRT_UNARY_COUNT
 
 // The op of a SystemDS opcode ("exp", "!", "^2", ...); false when `opcode` is none of them.
 bool unary_op_from_opcode(const std::string& opcode, UnaryOp* op);

@@ -107,8 +107,14 @@ __device__ __forceinline__ T unary_cell(T x) {
     return x == T(0) ? T(1) : T(0);  // !NaN == 0
   else if constexpr (Op == UnaryOp::kSquare)
     return x * x;
+  else if constexpr (Op == UnaryOp::kTimes2)
+    return x + x;
+  else if constexpr (Op == UnaryOp::kIsNan)
+    return isnan(x) ? T(1) : T(0);
+  else if constexpr (Op == UnaryOp::kIsInf)
+    return isinf(x) ? T(1) : T(0);
   else
-    return x + x;  // kTimes2
+    static_assert(Op == UnaryOp::kExp, "a unary op without a device value (see DMLRT_UNARY_OPS)");
 }
 
 // One cell of ternary Op: ifelse, and +* / -* with the product and the sum rounded separately

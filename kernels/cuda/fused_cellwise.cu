@@ -65,7 +65,7 @@ constexpr int kFusedThreads = 256;
 constexpr int kOpBits = 5, kArgShift = 12, kArgBits = 6, kArgScalar = 32;
 constexpr uint32_t kSlotMask = 31;
 static_assert(static_cast<int>(BinaryOp::kXor) < (1 << kOpBits) &&
-                  static_cast<int>(UnaryOp::kIsNan) < (1 << kOpBits),
+                  cpu::kUnaryOpCount <= (1 << kOpBits),
               "an op number must fit a step's op bits");
 static_assert(kFusedMaxSteps + kFusedMaxInputs <= 32 && kFusedMaxScalars <= 32,
               "a slot or scalar number must fit an argument's 5 bits");
@@ -132,17 +132,12 @@ __device__ __forceinline__ void with_binary(uint8_t op, F&& f) {
 template <typename F>
 __device__ __forceinline__ void with_unary(uint8_t op, F&& f) {
   switch (static_cast<UnaryOp>(op)) {
-#define DMLRT_CASE(X) \
-  case UnaryOp::X:    \
-    f(Tag<UnaryOp, UnaryOp::X>{}); \
+#define DMLRT_CASE(name, opcode, sparse_safe) \
+  case UnaryOp::name:                         \
+    f(Tag<UnaryOp, UnaryOp::name>{});         \
     break;
-    DMLRT_CASE(kExp) DMLRT_CASE(kLog) DMLRT_CASE(kAbs) DMLRT_CASE(kSqrt) DMLRT_CASE(kRound)
-    DMLRT_CASE(kFloor) DMLRT_CASE(kCeil) DMLRT_CASE(kSin) DMLRT_CASE(kCos) DMLRT_CASE(kTan)
-    DMLRT_CASE(kSinh) DMLRT_CASE(kCosh) DMLRT_CASE(kTanh) DMLRT_CASE(kAsin) DMLRT_CASE(kAcos)
-    DMLRT_CASE(kAtan) DMLRT_CASE(kSign) DMLRT_CASE(kSigmoid) DMLRT_CASE(kNot) DMLRT_CASE(kSquare)
-    DMLRT_CASE(kTimes2)
+    DMLRT_UNARY_OPS(DMLRT_CASE)
 #undef DMLRT_CASE
-    default: break;  // kIsNan: never fused (no device kernel)
   }
 }
 

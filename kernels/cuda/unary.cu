@@ -210,14 +210,11 @@ template <typename T>
 void unary(UnaryOp op, const T* in, T* out, int64_t n, cudaStream_t stream) {
   if (n == 0) return;
   const detail::CellOperands<T, 1> cells{{in}, {T(0)}};
-  detail::dispatch_enum<
-      UnaryOp, UnaryOp::kExp, UnaryOp::kLog, UnaryOp::kAbs, UnaryOp::kSqrt, UnaryOp::kRound,
-      UnaryOp::kFloor, UnaryOp::kCeil, UnaryOp::kSin, UnaryOp::kCos, UnaryOp::kTan, UnaryOp::kSinh,
-      UnaryOp::kCosh, UnaryOp::kTanh, UnaryOp::kAsin, UnaryOp::kAcos, UnaryOp::kAtan,
-      UnaryOp::kSign, UnaryOp::kSigmoid, UnaryOp::kNot, UnaryOp::kSquare, UnaryOp::kTimes2>(
-      op, [&](auto tag) {
-        detail::launch_cellwise(cells, out, n, UnaryCell<decltype(tag)::value, T>{}, stream);
-      });
+#define DMLRT_UNARY_VALUE(name, opcode, sparse_safe) , UnaryOp::name
+  detail::dispatch_enum<UnaryOp DMLRT_UNARY_OPS(DMLRT_UNARY_VALUE)>(op, [&](auto tag) {
+    detail::launch_cellwise(cells, out, n, UnaryCell<decltype(tag)::value, T>{}, stream);
+  });
+#undef DMLRT_UNARY_VALUE
   DMLRT_CHECK_CTX(cudaGetLastError(), "unary " << cpu::opcode_of(op) << " n=" << n);
 }
 

@@ -50,7 +50,8 @@ const Spec kDiagnostics[] = {
     {"stats", "[n]", "after the run, print statistics and the n slowest instructions (default 10)"},
     {"explain", "[runtime|raw]",
      "print the plan before running it: SystemDS's explain rendering "
-     "(runtime, the default) or the lossless plan text (raw)"},
+     "(runtime, the default) or the lossless plan text (raw); a plan whose known shapes do not "
+     "fit an operation is reported and not run"},
 };
 const Spec kDevice[] = {
     {"gpu", "[force]",

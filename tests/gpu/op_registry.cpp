@@ -133,6 +133,17 @@ void add_unary(std::vector<OpSample>& s) {
                    return k;
                  }});
   }
+  // isnan and isinf on inputs that hold NaN, +Inf and -Inf.
+  for (const char* op : {"isnan", "isinf"}) {
+    const std::string o = op;
+    s.push_back({op, o, OpFamily::kUnary, [o](int64_t r, int64_t c) {
+                   OpCase k = lines(o + "°" + mat("A") + "°" + mat("B"), "°8");
+                   k.inputs = {in("A", r, c, -3, 3)};
+                   k.inputs[0].specials = 0.2;
+                   k.outputs = out({"B"});
+                   return k;
+                 }});
+  }
   // log with a base: literal base, the matrix as base, a matrix base of X's shape and a row
   // vector base (SystemDS broadcasts it). Bases in [0.1, 9] (near 1: large values on both).
   struct LogForm {

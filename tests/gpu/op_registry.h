@@ -25,6 +25,8 @@ struct OpInput {
   bool formatted = true;
   // rows + 1 added to the diagonal (square): a strictly dominant, well-conditioned system.
   bool dominant = false;
+  // About this fraction of the nonzero cells become NaN, +Inf and -Inf in turn (isnan, isinf).
+  double specials = 0;
 };
 
 // A scalar variable the lines read by name (bound as FP64 on both backends).

@@ -24,6 +24,19 @@ std::string lower(std::string s) {
   return s;
 }
 
+// `m` with about `fraction` of its nonzero cells set to NaN, +Inf and -Inf in turn (a fixed
+// hash of the cell index picks them), in m's format.
+MatrixBlock with_specials(const MatrixBlock& m, double fraction) {
+  std::vector<double> v = m.to_dense().dense_values();
+  const double special[] = {std::nan(""), HUGE_VAL, -HUGE_VAL};
+  size_t next = 0;
+  for (size_t i = 0; i < v.size(); ++i)
+    if (v[i] != 0 && static_cast<double>((i * 2654435761u) % 1000) < fraction * 1000)
+      v[i] = special[next++ % 3];
+  MatrixBlock out = MatrixBlock::dense(m.rows(), m.cols(), std::move(v));
+  return m.is_sparse() ? out.to_sparse() : out;
+}
+
 // Input i of a case: uniform in [lo, hi] in format f (a dense full block when not formatted);
 // `dominant` adds rows + 1 to the diagonal before the format is applied; rounded through float
 // for an FP32 device, so that both backends see the same values.
@@ -41,6 +54,7 @@ MatrixBlock make_input(const OpInput& in, const Format& f, uint64_t seed, mem::D
   } else {
     m = test::random_block(in.rows, in.cols, sparsity, seed, in.lo, in.hi, sparse);
   }
+  if (in.specials > 0) m = with_specials(m, in.specials);
   return dt == mem::DType::kFloat32 ? rounded_f32(m) : m;
 }
 

@@ -1,6 +1,6 @@
 // Tests of the opcodes added to existing families for the builtin algorithms: xor (binary:
-// matrix-matrix, matrix-scalar, scalar-scalar), isnan (unary, dense/CSR/scalar) and urowcumk+
-// (unary: rowCumsum). Expected values by hand.
+// matrix-matrix, matrix-scalar, scalar-scalar), isnan and isinf (unary, dense/CSR/scalar) and
+// urowcumk+ (unary: rowCumsum). Expected values by hand.
 #include <catch2/catch.hpp>
 
 #include <limits>
@@ -42,7 +42,7 @@ TEST_CASE("xor: matrix-matrix, matrix-scalar, scalar-scalar", "[binary]") {
                       Catch::Contains("xor: incompatible shapes"));
 }
 
-TEST_CASE("isnan and urowcumk+", "[unary]") {
+TEST_CASE("isnan and isinf of dense, CSR and scalar inputs; urowcumk+", "[unary]") {
   const bool sp = GENERATE(false, true);
   TestContext t;
   t.set_matrix("X", block_of(sp, 2, 3, {0, kNaN, 1, 2, 0, kNaN}));
@@ -51,6 +51,13 @@ TEST_CASE("isnan and urowcumk+", "[unary]") {
   t.run("CP°isnan°NaN·SCALAR·FP64·true°b·SCALAR·BOOLEAN°2");
   REQUIRE(t.scalar("b").to_bool());
   t.run("CP°isnan°1.5·SCALAR·FP64·true°b·SCALAR·BOOLEAN°2");
+  REQUIRE_FALSE(t.scalar("b").to_bool());
+  t.set_matrix("I", block_of(sp, 2, 3, {0, kNaN, 1, HUGE_VAL, 0, -HUGE_VAL}));
+  t.run("CP°isinf°I·MATRIX·FP64°Y·MATRIX·FP64°2");
+  DMLRT_REQUIRE_CLOSE(t.matrix("Y"), 2, 3, {0, 0, 0, 1, 0, 1});
+  t.run("CP°isinf°-Infinity·SCALAR·FP64·true°b·SCALAR·BOOLEAN°2");
+  REQUIRE(t.scalar("b").to_bool());
+  t.run("CP°isinf°NaN·SCALAR·FP64·true°b·SCALAR·BOOLEAN°2");
   REQUIRE_FALSE(t.scalar("b").to_bool());
   t.set_matrix("Z", block_of(sp, 2, 4, {1, 0, 2, 0.5, 0, 0, -3, 4}));
   t.run("CP°urowcumk+°Z·MATRIX·FP64°C·MATRIX·FP64°2");

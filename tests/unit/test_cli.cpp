@@ -225,6 +225,39 @@ TEST_CASE("cli: -explain prints the plan before running it", "[cli]") {
       fs::remove_all(dir);
     }
   }
+  SECTION("a plan's shape errors are reported before anything runs") {
+    // C (3x4) %*% D (5x2): the createvar sizes show the mismatch without running; the print in
+    // front of it never runs. Unknown sizes (E) pass.
+    const fs::path dir = scratch_dir();
+    const std::string mat = "·MATRIX·FP64";
+    const auto createvar = [](const std::string& name, const std::string& rows,
+                              const std::string& cols) {
+      return "------CP°createvar°" + name + "°scratch/" + name + "°true°MATRIX°binary°" + rows +
+             "°" + cols + "°1000°-1°copy\n";
+    };
+    write_file(dir / "bad.plan",
+               "PROGRAM\n--MAIN PROGRAM\n----GENERIC (lines 1-3) [recompile=false]\n"
+               "------CP°print°before·SCALAR·STRING·true°_Var0·SCALAR·STRING\n" +
+                   createvar("C", "3", "4") + "------CP°rand°3°4°1000°1°1°1.0°7°uniform°1.0°8°C" +
+                   mat + "\n" + createvar("D", "5", "2") +
+                   "------CP°rand°5°2°1000°1°1°1.0°7°uniform°1.0°8°D" + mat + "\n" +
+                   createvar("E", "-1", "-1") + "------CP°+°D" + mat + "°D" + mat + "°E" + mat +
+                   "\n" + createvar("F", "3", "2") + "------CP°ba+*°C" + mat + "°D" + mat + "°F" +
+                   mat + "°8\n");
+    const CliRun r = run_dmlrt("-explain -f '" + (dir / "bad.plan").string() + "'");
+    CHECK(r.code == 1);
+    CHECK(r.out.find("print before") != std::string::npos);  // printed as plan text,
+    CHECK(r.out.find("\nbefore\n") == std::string::npos);   // never run
+    CHECK_THAT(r.err, Catch::StartsWith("dmlrt: error: " + (dir / "bad.plan").string() + ":12: "));
+    CHECK_THAT(r.err, Catch::Contains("ba+*: inner dimensions differ: 3x4 %*% 5x2"));
+    CHECK(count_of(r.err, "\n") == 1);
+    // Without -explain the same plan fails when it gets there, after the print.
+    const CliRun run = run_dmlrt("-f '" + (dir / "bad.plan").string() + "'");
+    CHECK(run.code == 1);
+    CHECK(run.out == "before\n");
+    CHECK_THAT(run.err, Catch::Contains("ba+*"));
+    fs::remove_all(dir);
+  }
   SECTION("SystemDS's compiler levels are rejected") {
     const CliRun r = run_dmlrt("-f sum.plan -explain hops");
     CHECK(r.code == 2);
