@@ -353,12 +353,8 @@ class Timer {
   gpu::UniqueEvent start_, stop_;
 };
 
-// ---- library handle owners (the bench's own: dmlrt's handles keep their settings) -------------
+// ---- cuDNN descriptor owners: dmlrt's own (kernels/cuda/dnn_conv.h) ----------------------------
 
-struct CudnnHandleDestroy {
-  void operator()(cudnnHandle_t h) const { cudnnDestroy(h); }
-};
-// cuDNN descriptor owners: dmlrt's own (kernels/cuda/dnn_conv.h).
 using kernels::cuda::UniqueConvDesc;
 using kernels::cuda::UniqueFilterDesc;
 using kernels::cuda::UniqueTensorDesc;
@@ -407,14 +403,9 @@ class Env {
     ro.gpu = gpu_;
     ro.gpu_mode = inst::GpuMode::kOff;  // GPU° lines run on the GPU in every mode
     ec_ = std::make_unique<inst::ExecutionContext>(services_, ro);
-    cublasHandle_t b = nullptr;
-    DMLRT_CHECK(cublasCreate(&b));
-    cublas_ = gpu::UniqueCublas(b);
-    DMLRT_CHECK(cublasSetStream(b, stream()));
-    cusparseHandle_t s = nullptr;
-    DMLRT_CHECK(cusparseCreate(&s));
-    cusparse_ = gpu::UniqueCusparse(s);
-    DMLRT_CHECK(cusparseSetStream(s, stream()));
+    // The bench's own handles, on the session's stream: dmlrt's keep their settings.
+    cublas_ = gpu::make_cublas(stream());
+    cusparse_ = gpu::make_cusparse(stream());
   }
   ~Env() {
     ec_.reset();  // matrix objects go before the session
@@ -438,12 +429,7 @@ class Env {
   cublasHandle_t cublas() const { return cublas_.get(); }
   cusparseHandle_t cusparse() const { return cusparse_.get(); }
   cudnnHandle_t cudnn() {
-    if (!cudnn_) {
-      cudnnHandle_t h = nullptr;
-      DMLRT_CHECK(cudnnCreate(&h));
-      cudnn_ = gpu::UniqueHandle<cudnnHandle_t, CudnnHandleDestroy>(h);
-      DMLRT_CHECK(cudnnSetStream(h, stream()));
-    }
+    if (!cudnn_) cudnn_ = gpu::make_cudnn(stream());
     return cudnn_.get();
   }
 
@@ -551,7 +537,7 @@ class Env {
   std::unique_ptr<inst::ExecutionContext> ec_;
   gpu::UniqueCublas cublas_;
   gpu::UniqueCusparse cusparse_;
-  gpu::UniqueHandle<cudnnHandle_t, CudnnHandleDestroy> cudnn_;
+  gpu::UniqueCudnn cudnn_;
   double one_d_ = 1.0, zero_d_ = 0.0;
   float one_f_ = 1.0f, zero_f_ = 0.0f;
 };
@@ -692,13 +678,11 @@ class CudnnAnchor {
     const cudnnDataType_t dt = env.cudnn_type();
     x_ = tensor(cs.n, cs.c, cs.h, cs.w, dt);
     y_ = tensor(cs.n, cs.k, cs.p(), cs.q(), dt);
-    cudnnFilterDescriptor_t f = nullptr;
-    DMLRT_CHECK(cudnnCreateFilterDescriptor(&f));
-    w_ = UniqueFilterDesc(f);
-    DMLRT_CHECK(cudnnSetFilter4dDescriptor(f, dt, CUDNN_TENSOR_NCHW, cs.k, cs.c, cs.r, cs.s));
-    cudnnConvolutionDescriptor_t c = nullptr;
-    DMLRT_CHECK(cudnnCreateConvolutionDescriptor(&c));
-    conv_ = UniqueConvDesc(c);
+    w_ = kernels::cuda::make_filter_descriptor();
+    DMLRT_CHECK(
+        cudnnSetFilter4dDescriptor(w_.get(), dt, CUDNN_TENSOR_NCHW, cs.k, cs.c, cs.r, cs.s));
+    conv_ = kernels::cuda::make_conv_descriptor();
+    cudnnConvolutionDescriptor_t c = conv_.get();
     // SystemDS's conv2d is a cross-correlation, as cuDNN's CUDNN_CROSS_CORRELATION.
     DMLRT_CHECK(cudnnSetConvolution2dDescriptor(c, cs.pad, cs.pad, cs.stride, cs.stride, 1, 1,
                                                 CUDNN_CROSS_CORRELATION, dt));
@@ -814,10 +798,8 @@ class CudnnAnchor {
   }
 
   static UniqueTensorDesc tensor(int n, int c, int h, int w, cudnnDataType_t dt) {
-    cudnnTensorDescriptor_t d = nullptr;
-    DMLRT_CHECK(cudnnCreateTensorDescriptor(&d));
-    UniqueTensorDesc u(d);
-    DMLRT_CHECK(cudnnSetTensor4dDescriptor(d, CUDNN_TENSOR_NCHW, dt, n, c, h, w));
+    UniqueTensorDesc u = kernels::cuda::make_tensor_descriptor();
+    DMLRT_CHECK(cudnnSetTensor4dDescriptor(u.get(), CUDNN_TENSOR_NCHW, dt, n, c, h, w));
     return u;
   }
 

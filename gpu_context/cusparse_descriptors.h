@@ -36,27 +36,31 @@ using UniqueSpGemm = UniqueHandle<cusparseSpGEMMDescr_t, detail::SpGemmDestroy>;
 // (rows, cols) CSR, base 0; index64 selects int64 offsets and indices.
 inline UniqueSpMat make_csr(int64_t rows, int64_t cols, int64_t nnz, void* row_ptr, void* col_idx,
                             void* values, bool index64, cudaDataType value_type) {
-  cusparseSpMatDescr_t d = nullptr;
   const cusparseIndexType_t it = index64 ? CUSPARSE_INDEX_64I : CUSPARSE_INDEX_32I;
-  DMLRT_CHECK_CTX(cusparseCreateCsr(&d, rows, cols, nnz, row_ptr, col_idx, values, it, it,
-                                    CUSPARSE_INDEX_BASE_ZERO, value_type),
-                  "csr " << rows << "x" << cols << " nnz=" << nnz);
-  return UniqueSpMat(d);
+  return UniqueSpMat::create([&](auto* d) {
+    DMLRT_CHECK_CTX(cusparseCreateCsr(d, rows, cols, nnz, row_ptr, col_idx, values, it, it,
+                                      CUSPARSE_INDEX_BASE_ZERO, value_type),
+                    "csr " << rows << "x" << cols << " nnz=" << nnz);
+  });
 }
 
 // (rows, cols) dense with leading dimension ld, in `order`.
 inline UniqueDnMat make_dense(int64_t rows, int64_t cols, int64_t ld, void* values,
                               cudaDataType value_type, cusparseOrder_t order) {
-  cusparseDnMatDescr_t d = nullptr;
-  DMLRT_CHECK_CTX(cusparseCreateDnMat(&d, rows, cols, ld, values, value_type, order),
-                  "dense " << rows << "x" << cols << " ld=" << ld);
-  return UniqueDnMat(d);
+  return UniqueDnMat::create([&](auto* d) {
+    DMLRT_CHECK_CTX(cusparseCreateDnMat(d, rows, cols, ld, values, value_type, order),
+                    "dense " << rows << "x" << cols << " ld=" << ld);
+  });
 }
 
 inline UniqueDnVec make_vector(int64_t n, void* values, cudaDataType value_type) {
-  cusparseDnVecDescr_t d = nullptr;
-  DMLRT_CHECK_CTX(cusparseCreateDnVec(&d, n, values, value_type), "vector n=" << n);
-  return UniqueDnVec(d);
+  return UniqueDnVec::create([&](auto* d) {
+    DMLRT_CHECK_CTX(cusparseCreateDnVec(d, n, values, value_type), "vector n=" << n);
+  });
+}
+
+inline UniqueSpGemm make_spgemm() {
+  return UniqueSpGemm::create([](auto* d) { DMLRT_CHECK(cusparseSpGEMM_createDescr(d)); });
 }
 
 }  // namespace dmlrt::gpu

@@ -35,9 +35,37 @@ const char* status_name(cusolverStatus_t st) {
 }  // namespace detail
 
 UniqueEvent make_timing_event() {
-  cudaEvent_t e = nullptr;
-  DMLRT_CHECK(cudaEventCreateWithFlags(&e, cudaEventDefault));
-  return UniqueEvent(e);
+  return UniqueEvent::create(
+      [](auto* e) { DMLRT_CHECK(cudaEventCreateWithFlags(e, cudaEventDefault)); });
+}
+
+UniqueStream make_stream() {
+  return UniqueStream::create(
+      [](auto* s) { DMLRT_CHECK(cudaStreamCreateWithFlags(s, cudaStreamNonBlocking)); });
+}
+
+UniqueCublas make_cublas(cudaStream_t stream) {
+  auto h = UniqueCublas::create([](auto* p) { DMLRT_CHECK(cublasCreate(p)); });
+  DMLRT_CHECK(cublasSetStream(h.get(), stream));
+  return h;
+}
+
+UniqueCusparse make_cusparse(cudaStream_t stream) {
+  auto h = UniqueCusparse::create([](auto* p) { DMLRT_CHECK(cusparseCreate(p)); });
+  DMLRT_CHECK(cusparseSetStream(h.get(), stream));
+  return h;
+}
+
+UniqueCusolver make_cusolver(cudaStream_t stream) {
+  auto h = UniqueCusolver::create([](auto* p) { DMLRT_CHECK(cusolverDnCreate(p)); });
+  DMLRT_CHECK(cusolverDnSetStream(h.get(), stream));
+  return h;
+}
+
+UniqueCudnn make_cudnn(cudaStream_t stream) {
+  auto h = UniqueCudnn::create([](auto* p) { DMLRT_CHECK(cudnnCreate(p)); });
+  DMLRT_CHECK(cudnnSetStream(h.get(), stream));
+  return h;
 }
 
 GpuContext::GpuContext(int device) : device_(device) {
@@ -45,19 +73,11 @@ GpuContext::GpuContext(int device) : device_(device) {
   const auto t0 = Clock::now();
   DMLRT_CHECK_CTX(cudaSetDevice(device), "device " << device);
   DMLRT_CHECK_CTX(cudaGetDeviceProperties(&props_, device), "device " << device);
-  cudaStream_t s = nullptr;
-  DMLRT_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  stream_ = UniqueStream(s);
+  stream_ = make_stream();
   const auto t1 = Clock::now();
 
-  cublasHandle_t cb = nullptr;
-  DMLRT_CHECK(cublasCreate(&cb));
-  cublas_ = UniqueCublas(cb);
-  DMLRT_CHECK(cublasSetStream(cb, s));
-  cusparseHandle_t cs = nullptr;
-  DMLRT_CHECK(cusparseCreate(&cs));
-  cusparse_ = UniqueCusparse(cs);
-  DMLRT_CHECK(cusparseSetStream(cs, s));
+  cublas_ = make_cublas(stream());
+  cusparse_ = make_cusparse(stream());
   const auto t2 = Clock::now();
   cuda_init_seconds_ = std::chrono::duration<double>(t1 - t0).count();
   libraries_init_seconds_ = std::chrono::duration<double>(t2 - t1).count();
@@ -72,10 +92,7 @@ GpuContext::~GpuContext() {
 cusolverDnHandle_t GpuContext::cusolver() {
   if (!cusolver_) {
     const auto t0 = std::chrono::steady_clock::now();
-    cusolverDnHandle_t h = nullptr;
-    DMLRT_CHECK(cusolverDnCreate(&h));
-    cusolver_ = UniqueCusolver(h);
-    DMLRT_CHECK(cusolverDnSetStream(h, stream()));
+    cusolver_ = make_cusolver(stream());
     libraries_init_seconds_ +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
@@ -85,10 +102,7 @@ cusolverDnHandle_t GpuContext::cusolver() {
 cudnnHandle_t GpuContext::cudnn() {
   if (!cudnn_) {
     const auto t0 = std::chrono::steady_clock::now();
-    cudnnHandle_t h = nullptr;
-    DMLRT_CHECK(cudnnCreate(&h));
-    cudnn_ = UniqueCudnn(h);
-    DMLRT_CHECK(cudnnSetStream(h, stream()));
+    cudnn_ = make_cudnn(stream());
     libraries_init_seconds_ +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }

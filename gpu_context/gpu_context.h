@@ -47,6 +47,13 @@ using UniqueCudnn = UniqueHandle<cudnnHandle_t, detail::CudnnDestroy>;
 
 // Creates a timing event (cudaEventDefault: timing enabled).
 UniqueEvent make_timing_event();
+// A stream that never serialises with the legacy default stream (cudaStreamNonBlocking).
+UniqueStream make_stream();
+// Library handles, each bound to `stream` before it is returned.
+UniqueCublas make_cublas(cudaStream_t stream);
+UniqueCusparse make_cusparse(cudaStream_t stream);
+UniqueCusolver make_cusolver(cudaStream_t stream);
+UniqueCudnn make_cudnn(cudaStream_t stream);
 
 class GpuContext {
  public:

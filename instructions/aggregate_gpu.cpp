@@ -19,7 +19,7 @@ void AggregateInstruction::run_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
   const int64_t out_cols = dir_ == Direction::kCol ? cols : 1;
   mem::DeviceMatrix out = mem::DeviceMatrix::dense(gpu.memory(), out_rows, out_cols, gpu.dtype(),
                                                    gpu.stream(), "gpu_" + opcode() + " output");
-  with_dtype(gpu.dtype(), [&](auto t) {
+  mem::with_dtype(gpu.dtype(), [&](auto t) {
     using T = decltype(t);
     const T* in = xd.values_as<T>();  // (rows, cols) row-major
     T* o = out.values_as<T>();

@@ -22,7 +22,7 @@ mem::DeviceMatrix rbind_csr(mem::GpuSession& gpu, const std::vector<DeviceRead>&
     // Empty inputs (an empty CSR, or a dense one without cells) contribute offsets only.
     const bool empty = x->is_empty_sparse() || x->size() == 0;
     const int64_t x_nnz = empty ? 0 : x->nnz();
-    with_dtype(gpu.dtype(), [&](auto tag) {
+    mem::with_dtype(gpu.dtype(), [&](auto tag) {
       using T = decltype(tag);
       kernels::cuda::launch_csr_rbind_part(
           empty ? nullptr : static_cast<const int32_t*>(x->row_ptr()),
@@ -80,7 +80,7 @@ void AppendInstruction::run_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
     off += cbind_ ? xc : xr;
     if (xr == 0 || xc == 0) continue;
     const mem::DeviceMatrix* xd = x->is_empty_sparse() ? nullptr : &x.dense(gpu);
-    with_dtype(gpu.dtype(), [&](auto tag) {
+    mem::with_dtype(gpu.dtype(), [&](auto tag) {
       using T = decltype(tag);
       if (xd == nullptr)
         kernels::cuda::launch_fill_block(out.values_as<T>(), cols, r0, r0 + xr, c0, c0 + xc, T(0),

@@ -21,7 +21,7 @@ void BinaryInstruction::run_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
     const mem::DeviceMatrix& bd = b.dense(gpu);
     mem::DeviceMatrix c =
         mem::DeviceMatrix::dense(gpu.memory(), rows, cols, gpu.dtype(), gpu.stream(), label);
-    with_dtype(gpu.dtype(), [&](auto t) {
+    mem::with_dtype(gpu.dtype(), [&](auto t) {
       using T = decltype(t);
       kernels::cuda::launch_binary_matrix_matrix(op_, bc, ad.values_as<T>(), bd.values_as<T>(),
                                                  c.values_as<T>(), rows, cols, gpu.stream());
@@ -35,7 +35,7 @@ void BinaryInstruction::run_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
   const mem::DeviceMatrix& md = m.dense(gpu);
   mem::DeviceMatrix c = mem::DeviceMatrix::dense(gpu.memory(), md.rows(), md.cols(), gpu.dtype(),
                                                  gpu.stream(), label);
-  with_dtype(gpu.dtype(), [&](auto t) {
+  mem::with_dtype(gpu.dtype(), [&](auto t) {
     using T = decltype(t);
     kernels::cuda::launch_binary_matrix_scalar(op_, md.values_as<T>(), sv, scalar_left,
                                                c.values_as<T>(), md.size(), gpu.stream());

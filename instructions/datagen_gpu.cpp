@@ -23,7 +23,7 @@ void RandInstruction::run_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
   }
   mem::DeviceMatrix out = mem::DeviceMatrix::dense(gpu.memory(), spec.rows, spec.cols, gpu.dtype(),
                                                    gpu.stream(), "gpu_rand output");
-  with_dtype(gpu.dtype(), [&](auto tag) {
+  mem::with_dtype(gpu.dtype(), [&](auto tag) {
     using T = decltype(tag);
     kernels::cuda::launch_rand(spec, out.values_as<T>(), gpu.stream());
   });
@@ -36,7 +36,7 @@ void SeqInstruction::run_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
   const int64_t n = kernels::cpu::seq_length(a.from, a.to, a.incr);
   mem::DeviceMatrix out =
       mem::DeviceMatrix::dense(gpu.memory(), n, 1, gpu.dtype(), gpu.stream(), "gpu_seq output");
-  with_dtype(gpu.dtype(), [&](auto tag) {
+  mem::with_dtype(gpu.dtype(), [&](auto tag) {
     using T = decltype(tag);
     kernels::cuda::launch_seq(a.from, a.incr, n, out.values_as<T>(), gpu.stream());
   });

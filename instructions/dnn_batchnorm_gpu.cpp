@@ -28,7 +28,7 @@ void BatchNormForwardInstruction::run_gpu(ExecutionContext& ec, mem::GpuSession&
       res.push_back(mem::DeviceMatrix::dense(gpu.memory(), c, 1, gpu.dtype(), gpu.stream(), what));
     mem::DeviceAllocation ws = gpu.scratch(kernels::cuda::batch_norm_workspace_bytes(n, c, hw),
                                            "gpu_" + opcode() + " workspace");
-    with_dtype(gpu.dtype(), [&](auto tag) {
+    mem::with_dtype(gpu.dtype(), [&](auto tag) {
       using T = decltype(tag);
       auto out = [&](size_t i) { return i < res.size() ? res[i].values_as<T>() : nullptr; };
       if (p.train)
@@ -62,7 +62,7 @@ void BatchNormBackwardInstruction::run_gpu(ExecutionContext& ec, mem::GpuSession
       res.push_back(mem::DeviceMatrix::dense(gpu.memory(), c, 1, gpu.dtype(), gpu.stream(), what));
     mem::DeviceAllocation ws = gpu.scratch(kernels::cuda::batch_norm_workspace_bytes(n, c, hw),
                                            "gpu_" + opcode() + " workspace");
-    with_dtype(gpu.dtype(), [&](auto tag) {
+    mem::with_dtype(gpu.dtype(), [&](auto tag) {
       using T = decltype(tag);
       kernels::cuda::launch_batch_norm_backward(
           d[0]->values_as<T>(), d[1]->values_as<T>(), d[2]->values_as<T>(), d[3]->values_as<T>(),

@@ -107,7 +107,7 @@ void bias_and_relu(mem::GpuSession& gpu, const cpu::ConvShape& sh, const mem::De
     // One epilogue pass over y (ours, int64-indexed: no chunks): cuDNN's fused forms need
     // IMPLICIT_PRECOMP_GEMM for ReLU (cudnnConvolutionBiasActivationForward) or FP16/BF16 runtime
     // fusion engines (graph API), while the timed choice is often another algorithm.
-    with_dtype(gpu.dtype(), [&](auto t) {
+    mem::with_dtype(gpu.dtype(), [&](auto t) {
       using T = decltype(t);
       T* values = y.values_as<T>();
       if (relu)

@@ -296,7 +296,7 @@ void LstmInstruction::run_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
     if (i != kReturnSeq) reads[i] = gpu_read(ec, gpu, inputs_[i]);
   const Run r{ec, gpu, opcode(), backward_, return_seq, outputs_, reads, run_dims(ec, return_seq)};
   if (r.d.n == 0) return empty_batch(r, cp_layout_);
-  with_dtype(gpu.dtype(), [&](auto t) {
+  mem::with_dtype(gpu.dtype(), [&](auto t) {
     using T = decltype(t);
     if (!cp_layout_)
       run_cudnn<T>(r);

@@ -57,7 +57,7 @@ void PoolInstruction::run_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
     workspace = gpu.scratch(kernels::cuda::max_pool_backward_workspace_bytes(part),
                             what + " window choices");
 
-  with_dtype(gpu.dtype(), [&](auto tag) {
+  mem::with_dtype(gpu.dtype(), [&](auto tag) {
     using T = decltype(tag);
     namespace kc = kernels::cuda;
     for (int64_t r0 = 0; r0 < sh.n; r0 += chunk) {
@@ -85,7 +85,7 @@ void BinaryDnnInstruction::run_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
   const mem::DeviceMatrix& bd = b.dense(gpu);  // dout, or the bias (k, 1)
   mem::DeviceMatrix out = mem::DeviceMatrix::dense(gpu.memory(), ad.rows(), ad.cols(), gpu.dtype(),
                                                    gpu.stream(), "gpu_" + opcode() + " output");
-  with_dtype(gpu.dtype(), [&](auto tag) {
+  mem::with_dtype(gpu.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* av = ad.values_as<T>();
     const T* bv = bd.values_as<T>();
@@ -111,7 +111,7 @@ void ChannelSumsInstruction::run_gpu(ExecutionContext& ec, mem::GpuSession& gpu)
   const mem::DeviceMatrix& xd = x.dense(gpu);  // (n, c*hw) row-major
   mem::DeviceAllocation ws = gpu.scratch(
       kernels::cuda::channel_sums_workspace_bytes(xd.rows(), ch.c, ch.hw), what + " partial sums");
-  with_dtype(gpu.dtype(), [&](auto tag) {
+  mem::with_dtype(gpu.dtype(), [&](auto tag) {
     using T = decltype(tag);
     kernels::cuda::launch_channel_sums(xd.values_as<T>(), out.values_as<T>(), xd.rows(), ch.c,
                                        ch.hw, ws.data(), gpu.stream());
@@ -129,7 +129,7 @@ void NesterovInstruction::run_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
   const mem::DeviceMatrix& pd = vp.dense(gpu);
   mem::DeviceMatrix out = mem::DeviceMatrix::dense(gpu.memory(), xd.rows(), xd.cols(), gpu.dtype(),
                                                    gpu.stream(), "gpu_" + opcode() + " output");
-  with_dtype(gpu.dtype(), [&](auto tag) {
+  mem::with_dtype(gpu.dtype(), [&](auto tag) {
     using T = decltype(tag);
     kernels::cuda::launch_update_nesterov_x(xd.values_as<T>(), vd.values_as<T>(), pd.values_as<T>(),
                                             mu, out.values_as<T>(), xd.size(), gpu.stream());

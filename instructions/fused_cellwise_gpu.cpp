@@ -78,7 +78,7 @@ void FusedCellwiseInstruction::run_gpu(ExecutionContext& ec, mem::GpuSession& gp
   for (size_t o = 0; o < plan_.outputs.size(); ++o)
     outs.push_back(mem::DeviceMatrix::dense(gpu.memory(), rows_, cols_, gpu.dtype(), gpu.stream(),
                                             mem::AllocLabel("gpu_", name_, " output")));
-  with_dtype(gpu.dtype(), [&](auto t) {
+  mem::with_dtype(gpu.dtype(), [&](auto t) {
     launch<decltype(t)>(plan_, gpu, dense, input_shape_, scalars_, outs, rows_, cols_);
   });
   reads.clear();  // unpinned before outputs may replace the inputs' objects

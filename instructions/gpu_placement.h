@@ -79,15 +79,6 @@ class DeviceRead {
   std::unique_ptr<mem::DeviceMatrix> temp_;
 };
 
-// Calls f(T{}) with the element type of `t` (double or float): one body for both precisions.
-template <typename F>
-void with_dtype(mem::DType t, F&& f) {
-  if (t == mem::DType::kFloat64)
-    f(double{});
-  else
-    f(float{});
-}
-
 // The device copy of matrix operand `op` (read from its file and uploaded as needed), pinned.
 DeviceRead gpu_read(ExecutionContext& ec, mem::GpuSession& gpu, const Operand& op);
 // Binds a device result to variable `name` (the object createvar made, or a new one).

@@ -45,7 +45,7 @@ mem::DeviceMatrix slice_csr(mem::GpuSession& gpu, const mem::DeviceMatrix& x, in
       gpu.scratch(static_cast<size_t>(nnz) * sizeof(int32_t), what + " (csr column indices)");
   mem::DeviceAllocation vals = gpu.scratch(static_cast<size_t>(nnz) * es, what + " (csr values)");
   if (nnz > 0)
-    with_dtype(gpu.dtype(), [&](auto tag) {
+    mem::with_dtype(gpu.dtype(), [&](auto tag) {
       using T = decltype(tag);
       kernels::cuda::launch_csr_slice_fill(static_cast<const int32_t*>(x.row_ptr()),
                                            static_cast<const int32_t*>(x.col_idx()),
@@ -63,7 +63,7 @@ mem::DeviceMatrix slice_csr_to_dense(mem::GpuSession& gpu, const mem::DeviceMatr
   mem::DeviceMatrix out = mem::DeviceMatrix::dense(gpu.memory(), r1 - r0, c1 - c0, gpu.dtype(),
                                                    gpu.stream(), what, /*zero=*/true);
   if (x.is_empty_sparse()) return out;
-  with_dtype(gpu.dtype(), [&](auto tag) {
+  mem::with_dtype(gpu.dtype(), [&](auto tag) {
     using T = decltype(tag);
     if (x.index_width() == mem::IndexWidth::k32)
       kernels::cuda::launch_csr_slice_to_dense(
@@ -121,7 +121,7 @@ void RightIndexInstruction::run_gpu(ExecutionContext& ec, mem::GpuSession& gpu) 
   }
   mem::DeviceMatrix out = mem::DeviceMatrix::dense(gpu.memory(), rows, cols, gpu.dtype(),
                                                    gpu.stream(), "gpu_rightIndex output");
-  with_dtype(gpu.dtype(), [&](auto tag) {
+  mem::with_dtype(gpu.dtype(), [&](auto tag) {
     using T = decltype(tag);
     kernels::cuda::launch_slice(x->values_as<T>(), x->cols(), r0, r1, c0, c1, out.values_as<T>(),
                                 gpu.stream());
@@ -151,7 +151,7 @@ void LeftIndexInstruction::run_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
   } else {
     out = mem::DeviceMatrix::dense(gpu.memory(), x->rows(), x->cols(), gpu.dtype(), gpu.stream(),
                                    what);
-    with_dtype(gpu.dtype(), [&](auto tag) {
+    mem::with_dtype(gpu.dtype(), [&](auto tag) {
       using T = decltype(tag);
       kernels::cuda::launch_copy_block(x->values_as<T>(), x->rows(), x->cols(), out.values_as<T>(),
                                        x->cols(), 0, 0, gpu.stream());
@@ -159,7 +159,7 @@ void LeftIndexInstruction::run_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
   }
   const mem::DeviceMatrix* yd = nullptr;
   if (!rhs_.is_scalar() && !y->is_empty_sparse()) yd = &y.dense(gpu);
-  with_dtype(gpu.dtype(), [&](auto tag) {
+  mem::with_dtype(gpu.dtype(), [&](auto tag) {
     using T = decltype(tag);
     if (yd == nullptr)  // a scalar, or an empty CSR right-hand side (zeros)
       kernels::cuda::launch_fill_block(out.values_as<T>(), out.cols(), r0, r1, c0, c1,

@@ -119,7 +119,7 @@ void TsmmInstruction::run_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
                                                  "gpu_tsmm output", kdim == 0);
   if (n > 0 && kdim > 0) {
     const mem::DeviceMatrix& xd = x.dense(gpu);  // (rows, cols) row-major
-    with_dtype(gpu.dtype(), [&](auto t) {
+    mem::with_dtype(gpu.dtype(), [&](auto t) {
       using T = decltype(t);
       cuda::syrk_upper_row_major(gpu.context().cublas(), left_, xd.rows(), xd.cols(),
                                  xd.values_as<T>(), c.values_as<T>());

@@ -26,7 +26,7 @@ void TransposeInstruction::run_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
   const mem::DeviceMatrix& xd = x.dense(gpu);  // (m, n) row-major
   mem::DeviceMatrix out = mem::DeviceMatrix::dense(gpu.memory(), xd.cols(), xd.rows(), gpu.dtype(),
                                                    gpu.stream(), "gpu_r' output");
-  with_dtype(gpu.dtype(), [&](auto tag) {
+  mem::with_dtype(gpu.dtype(), [&](auto tag) {
     using T = decltype(tag);
     kernels::cuda::launch_transpose(xd.values_as<T>(), out.values_as<T>(), xd.rows(), xd.cols(),
                                     gpu.stream());
@@ -42,7 +42,7 @@ void ReverseInstruction::run_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
     mem::DeviceMatrix out =
         mem::DeviceMatrix::csr(gpu.memory(), x->rows(), x->cols(), x->nnz(), gpu.dtype(),
                                mem::IndexWidth::k32, gpu.stream(), "gpu_rev output");
-    with_dtype(gpu.dtype(), [&](auto tag) {
+    mem::with_dtype(gpu.dtype(), [&](auto tag) {
       using T = decltype(tag);
       kernels::cuda::launch_csr_reverse_rows(
           static_cast<const int32_t*>(x->row_ptr()), static_cast<const int32_t*>(x->col_idx()),
@@ -55,7 +55,7 @@ void ReverseInstruction::run_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
   const mem::DeviceMatrix& xd = x.dense(gpu);  // (m, n) row-major
   mem::DeviceMatrix out = mem::DeviceMatrix::dense(gpu.memory(), xd.rows(), xd.cols(), gpu.dtype(),
                                                    gpu.stream(), "gpu_rev output");
-  with_dtype(gpu.dtype(), [&](auto tag) {
+  mem::with_dtype(gpu.dtype(), [&](auto tag) {
     using T = decltype(tag);
     kernels::cuda::launch_reverse_rows(xd.values_as<T>(), out.values_as<T>(), xd.rows(), xd.cols(),
                                        gpu.stream());
@@ -76,7 +76,7 @@ void DiagInstruction::run_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
       mem::DeviceMatrix out =
           mem::DeviceMatrix::csr(gpu.memory(), n, n, xs.nnz(), gpu.dtype(), mem::IndexWidth::k32,
                                  gpu.stream(), "gpu_rdiag output");
-      with_dtype(gpu.dtype(), [&](auto tag) {
+      mem::with_dtype(gpu.dtype(), [&](auto tag) {
         using T = decltype(tag);
         kernels::cuda::launch_csr_diag_from_vector(
             static_cast<const int32_t*>(xs.row_ptr()), xs.values_as<T>(), n, xs.nnz(),
@@ -90,7 +90,7 @@ void DiagInstruction::run_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
     const mem::DeviceMatrix& xd = x.dense(gpu);
     mem::DeviceMatrix out =
         mem::DeviceMatrix::dense(gpu.memory(), n, n, gpu.dtype(), gpu.stream(), "gpu_rdiag output");
-    with_dtype(gpu.dtype(), [&](auto tag) {
+    mem::with_dtype(gpu.dtype(), [&](auto tag) {
       using T = decltype(tag);
       kernels::cuda::launch_diag_from_vector(xd.values_as<T>(), out.values_as<T>(), n,
                                              gpu.stream());
@@ -106,7 +106,7 @@ void DiagInstruction::run_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
     set_gpu_output(ec, gpu, out_.name, std::move(out));
     return;
   }
-  with_dtype(gpu.dtype(), [&](auto tag) {
+  mem::with_dtype(gpu.dtype(), [&](auto tag) {
     using T = decltype(tag);
     if (!x->is_sparse())
       kernels::cuda::launch_diag_to_vector(x->values_as<T>(), out.values_as<T>(), n, gpu.stream());
@@ -136,7 +136,7 @@ void ReshapeInstruction::run_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
   const mem::DeviceMatrix& xd = x.dense(gpu);  // (m, n) row-major
   mem::DeviceMatrix out = mem::DeviceMatrix::dense(gpu.memory(), t.rows, t.cols, gpu.dtype(),
                                                    gpu.stream(), "gpu_rshape output");
-  with_dtype(gpu.dtype(), [&](auto tag) {
+  mem::with_dtype(gpu.dtype(), [&](auto tag) {
     using T = decltype(tag);
     kernels::cuda::launch_reshape(xd.values_as<T>(), out.values_as<T>(), xd.rows(), xd.cols(),
                                   t.rows, t.cols, t.byrow, gpu.stream());

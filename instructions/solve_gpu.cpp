@@ -80,7 +80,7 @@ void SolveInstruction::run_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
                                             "gpu_solve output", true));
     return;
   }
-  with_dtype(gpu.dtype(), [&](auto tag) {
+  mem::with_dtype(gpu.dtype(), [&](auto tag) {
     using T = decltype(tag);
     set_gpu_output(ec, gpu, out_.name, solve_on_device<T>(gpu, a.dense(gpu), b.dense(gpu), n, k));
   });

@@ -33,7 +33,7 @@ void TernaryInstruction::run_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
   }
   mem::DeviceMatrix out = mem::DeviceMatrix::dense(gpu.memory(), rows, cols, gpu.dtype(),
                                                    gpu.stream(), "gpu_" + opcode() + " output");
-  with_dtype(gpu.dtype(), [&](auto t) {
+  mem::with_dtype(gpu.dtype(), [&](auto t) {
     using T = decltype(t);
     kernels::cuda::CellArg<T> args[3];
     for (int i = 0; i < 3; ++i) {

@@ -18,7 +18,7 @@ void UnaryInstruction::run_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
   mem::DeviceMatrix out =
       mem::DeviceMatrix::dense(gpu.memory(), rows, kind_ == Kind::kCumSumProd ? 1 : cols,
                                gpu.dtype(), gpu.stream(), "gpu_" + opcode() + " output");
-  with_dtype(gpu.dtype(), [&](auto t) {
+  mem::with_dtype(gpu.dtype(), [&](auto t) {
     using T = decltype(t);
     const T* in = xd.values_as<T>();  // (rows, cols) row-major
     T* o = out.values_as<T>();
@@ -67,7 +67,7 @@ void LogBaseInstruction::run_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
   const int64_t br = bd != nullptr ? bd->rows() : 1, bc = bd != nullptr ? bd->cols() : 1;
   mem::DeviceMatrix out = mem::DeviceMatrix::dense(gpu.memory(), rows, cols, gpu.dtype(),
                                                    gpu.stream(), "gpu_log output");
-  with_dtype(gpu.dtype(), [&](auto t) {
+  mem::with_dtype(gpu.dtype(), [&](auto t) {
     using T = decltype(t);
     kernels::cuda::launch_log_base(xd != nullptr ? xd->values_as<T>() : nullptr, x_value,
                                    bd != nullptr ? bd->values_as<T>() : nullptr, base_value, br, bc,

@@ -25,6 +25,15 @@ namespace dmlrt::mem {
 enum class DType { kFloat64, kFloat32 };
 inline size_t dtype_size(DType t) { return t == DType::kFloat64 ? 8 : 4; }
 inline const char* dtype_name(DType t) { return t == DType::kFloat64 ? "fp64" : "fp32"; }
+// The one dtype visitor: calls f(T{}) with the element type of `t` (double or float), so one
+// generic body serves both precisions: with_dtype(m.dtype(), [&](auto tag) { using T = ...; }).
+template <typename F>
+void with_dtype(DType t, F&& f) {
+  if (t == DType::kFloat64)
+    f(double{});
+  else
+    f(float{});
+}
 
 enum class IndexWidth { k32, k64 };
 

@@ -92,12 +92,11 @@ DeviceMatrix GpuSession::to_csr(const DeviceMatrix& m, const std::string& what) 
 DeviceMatrix GpuSession::transpose(const DeviceMatrix& m, const std::string& what) {
   if (!m.is_sparse()) {
     DeviceMatrix t = DeviceMatrix::dense(*memory_, m.cols(), m.rows(), m.dtype(), stream(), what);
-    if (m.dtype() == DType::kFloat64)
-      kernels::cuda::transpose_row_major(context_->cublas(), m.rows(), m.cols(),
-                                         m.values_as<double>(), t.values_as<double>());
-    else
-      kernels::cuda::transpose_row_major(context_->cublas(), m.rows(), m.cols(),
-                                         m.values_as<float>(), t.values_as<float>());
+    with_dtype(m.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      kernels::cuda::transpose_row_major(context_->cublas(), m.rows(), m.cols(), m.values_as<T>(),
+                                         t.values_as<T>());
+    });
     t.set_nnz(m.nnz());
     return t;
   }
@@ -135,12 +134,10 @@ DeviceMatrix GpuSession::transpose(const DeviceMatrix& m, const std::string& wha
 int64_t GpuSession::count_nnz(const DeviceMatrix& m) {
   if (m.is_sparse() || m.nnz() >= 0) return m.nnz();
   DeviceAllocation count = scratch(sizeof(unsigned long long), "nnz count", /*zero=*/true);
-  if (m.dtype() == DType::kFloat64)
-    kernels::cuda::launch_count_nonzero(m.values_as<double>(), m.size(),
+  with_dtype(m.dtype(), [&](auto tag) {
+    kernels::cuda::launch_count_nonzero(m.values_as<decltype(tag)>(), m.size(),
                                         count.as<unsigned long long>(), stream());
-  else
-    kernels::cuda::launch_count_nonzero(m.values_as<float>(), m.size(),
-                                        count.as<unsigned long long>(), stream());
+  });
   unsigned long long n = 0;
   copy_d2h(&n, count.data(), sizeof n);
   return static_cast<int64_t>(n);

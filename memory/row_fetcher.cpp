@@ -44,10 +44,8 @@ const void* RowFetcher::rows(int64_t r0, int64_t r1) {
                                              r0, r1, 0, c1, buffer_.as<T>(), gpu_.stream());
   };
   const bool wide = m_.index_width() == IndexWidth::k64;
-  if (m_.dtype() == DType::kFloat64)
-    wide ? fill(int64_t{}, double{}) : fill(int32_t{}, double{});
-  else
-    wide ? fill(int64_t{}, float{}) : fill(int32_t{}, float{});
+  with_dtype(m_.dtype(),
+             [&](auto val_tag) { wide ? fill(int64_t{}, val_tag) : fill(int32_t{}, val_tag); });
   return buffer_.data();
 }
 

@@ -222,14 +222,13 @@ double GpuSession::read_element(const DeviceMatrix& m, int64_t r, int64_t c) {
                 "read_element(" << r << ", " << c << ") of a " << m.describe());
   const size_t es = dtype_size(m.dtype());
   const char* p = static_cast<const char*>(m.values()) + static_cast<size_t>(r * m.cols() + c) * es;
-  if (m.dtype() == DType::kFloat64) {
-    double v = 0;
+  double out = 0;
+  with_dtype(m.dtype(), [&](auto tag) {
+    decltype(tag) v = 0;
     copy_d2h(&v, p, sizeof v);
-    return v;
-  }
-  float v = 0;
-  copy_d2h(&v, p, sizeof v);
-  return v;
+    out = v;
+  });
+  return out;
 }
 
 }  // namespace dmlrt::mem

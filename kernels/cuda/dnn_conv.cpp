@@ -53,6 +53,20 @@ void collect(const Perf* perf, int n, bool deterministic_only, gpu::ConvAlgoList
 
 }  // namespace
 
+UniqueTensorDesc make_tensor_descriptor() {
+  return UniqueTensorDesc::create([](auto* d) { DMLRT_CHECK(cudnnCreateTensorDescriptor(d)); });
+}
+UniqueFilterDesc make_filter_descriptor() {
+  return UniqueFilterDesc::create([](auto* d) { DMLRT_CHECK(cudnnCreateFilterDescriptor(d)); });
+}
+UniqueConvDesc make_conv_descriptor() {
+  return UniqueConvDesc::create([](auto* d) { DMLRT_CHECK(cudnnCreateConvolutionDescriptor(d)); });
+}
+UniqueActivationDesc make_activation_descriptor() {
+  return UniqueActivationDesc::create(
+      [](auto* d) { DMLRT_CHECK(cudnnCreateActivationDescriptor(d)); });
+}
+
 std::string ConvDims::to_string() const {
   std::ostringstream os;
   os << "N=" << n << " C=" << c << " H=" << h << " W=" << w << " K=" << k << " R=" << r
@@ -68,28 +82,23 @@ ConvDescriptors::ConvDescriptors(const ConvDims& d, bool fp64, cudnnMathType_t m
             w = to_int(d.w, "W", d), k = to_int(d.k, "K", d), r = to_int(d.r, "R", d),
             s = to_int(d.s, "S", d), p = to_int(d.p, "P", d), q = to_int(d.q, "Q", d);
   const std::string ctx = d.to_string();
-  cudnnTensorDescriptor_t t = nullptr;
-  DMLRT_CHECK(cudnnCreateTensorDescriptor(&t));
-  x_ = UniqueTensorDesc(t);
-  DMLRT_CHECK_CTX(cudnnSetTensor4dDescriptor(t, CUDNN_TENSOR_NCHW, dt, n, c, h, w), ctx);
-  DMLRT_CHECK(cudnnCreateTensorDescriptor(&t));
-  y_ = UniqueTensorDesc(t);
-  DMLRT_CHECK_CTX(cudnnSetTensor4dDescriptor(t, CUDNN_TENSOR_NCHW, dt, n, k, p, q), ctx);
-  cudnnFilterDescriptor_t f = nullptr;
-  DMLRT_CHECK(cudnnCreateFilterDescriptor(&f));
-  w_ = UniqueFilterDesc(f);
-  DMLRT_CHECK_CTX(cudnnSetFilter4dDescriptor(f, dt, CUDNN_TENSOR_NCHW, k, c, r, s), ctx);
-  cudnnConvolutionDescriptor_t cv = nullptr;
-  DMLRT_CHECK(cudnnCreateConvolutionDescriptor(&cv));
-  conv_ = UniqueConvDesc(cv);
+  x_ = make_tensor_descriptor();
+  DMLRT_CHECK_CTX(cudnnSetTensor4dDescriptor(x_.get(), CUDNN_TENSOR_NCHW, dt, n, c, h, w), ctx);
+  y_ = make_tensor_descriptor();
+  DMLRT_CHECK_CTX(cudnnSetTensor4dDescriptor(y_.get(), CUDNN_TENSOR_NCHW, dt, n, k, p, q), ctx);
+  w_ = make_filter_descriptor();
+  DMLRT_CHECK_CTX(cudnnSetFilter4dDescriptor(w_.get(), dt, CUDNN_TENSOR_NCHW, k, c, r, s), ctx);
+  conv_ = make_conv_descriptor();
   DMLRT_CHECK_CTX(cudnnSetConvolution2dDescriptor(
-                      cv, to_int(d.pad_h, "pad_h", d), to_int(d.pad_w, "pad_w", d),
+                      conv_.get(), to_int(d.pad_h, "pad_h", d), to_int(d.pad_w, "pad_w", d),
                       to_int(d.stride_h, "stride_h", d), to_int(d.stride_w, "stride_w", d), 1, 1,
                       CUDNN_CROSS_CORRELATION, dt),
                   ctx);
   set_math(math);
   int on = 0, ok = 0, op = 0, oq = 0;
-  DMLRT_CHECK_CTX(cudnnGetConvolution2dForwardOutputDim(cv, x_.get(), f, &on, &ok, &op, &oq), ctx);
+  DMLRT_CHECK_CTX(
+      cudnnGetConvolution2dForwardOutputDim(conv_.get(), x_.get(), w_.get(), &on, &ok, &op, &oq),
+      ctx);
   DMLRT_REQUIRE(on == n && ok == k && op == p && oq == q, RuntimeError,
                 "cuDNN convolution: cuDNN's output is " << on << "x" << ok << "x" << op << "x" << oq
                                                         << ", expected N x K x P x Q for " << ctx);
@@ -265,11 +274,9 @@ namespace {
 UniqueTensorDesc tensor_4d(bool fp64, int64_t n, int64_t c, int64_t h, int64_t w) {
   ConvDims d;
   d.n = n, d.k = c, d.p = h, d.q = w;
-  cudnnTensorDescriptor_t t = nullptr;
-  DMLRT_CHECK(cudnnCreateTensorDescriptor(&t));
-  UniqueTensorDesc owner(t);
+  UniqueTensorDesc owner = make_tensor_descriptor();
   DMLRT_CHECK_CTX(cudnnSetTensor4dDescriptor(
-                      t, CUDNN_TENSOR_NCHW, fp64 ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT,
+                      owner.get(), CUDNN_TENSOR_NCHW, fp64 ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT,
                       to_int(n, "N", d), to_int(c, "K", d), to_int(h, "P", d), to_int(w, "Q", d)),
                   n << "x" << c << "x" << h << "x" << w);
   return owner;
@@ -279,13 +286,12 @@ UniqueTensorDesc tensor_4d(bool fp64, int64_t n, int64_t c, int64_t h, int64_t w
 
 void relu_inplace(cudnnHandle_t h, bool fp64, int64_t n, int64_t k, int64_t p, int64_t q, void* y) {
   const UniqueTensorDesc yd = tensor_4d(fp64, n, k, p, q);
-  cudnnActivationDescriptor_t a = nullptr;
-  DMLRT_CHECK(cudnnCreateActivationDescriptor(&a));
-  const UniqueActivationDesc owner(a);
-  DMLRT_CHECK(cudnnSetActivationDescriptor(a, CUDNN_ACTIVATION_RELU, CUDNN_PROPAGATE_NAN, 0.0));
+  const UniqueActivationDesc ad = make_activation_descriptor();
+  DMLRT_CHECK(
+      cudnnSetActivationDescriptor(ad.get(), CUDNN_ACTIVATION_RELU, CUDNN_PROPAGATE_NAN, 0.0));
   const Scalars sc(1.0, 0.0);
   DMLRT_CHECK_CTX(
-      cudnnActivationForward(h, a, sc.alpha(fp64), yd.get(), y, sc.beta(fp64), yd.get(), y),
+      cudnnActivationForward(h, ad.get(), sc.alpha(fp64), yd.get(), y, sc.beta(fp64), yd.get(), y),
       "relu " << n << "x" << k << "x" << p << "x" << q);
 }
 

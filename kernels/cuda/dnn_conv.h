@@ -44,6 +44,12 @@ using UniqueConvDesc = gpu::UniqueHandle<cudnnConvolutionDescriptor_t, detail::C
 using UniqueActivationDesc =
     gpu::UniqueHandle<cudnnActivationDescriptor_t, detail::ActivationDescDestroy>;
 
+// Fresh (unset) descriptors; throw CudnnError naming the create call.
+UniqueTensorDesc make_tensor_descriptor();
+UniqueFilterDesc make_filter_descriptor();
+UniqueConvDesc make_conv_descriptor();
+UniqueActivationDesc make_activation_descriptor();
+
 // One convolution: images (n, c, h, w), filters (k, c, r, s), output (n, k, p, q).
 struct ConvDims {
   int64_t n = 0, c = 0, h = 0, w = 0, k = 0, r = 0, s = 0, p = 0, q = 0;

@@ -36,10 +36,10 @@ std::string status_text(cudnnStatus_t st) {
 }
 
 UniqueBackendDesc make_desc(cudnnBackendDescriptorType_t type, const std::string& ctx) {
-  cudnnBackendDescriptor_t d = nullptr;
-  DMLRT_CHECK_CTX(cudnnBackendCreateDescriptor(type, &d),
-                  "descriptor type " << static_cast<int>(type) << " " << ctx);
-  return UniqueBackendDesc(d);
+  return UniqueBackendDesc::create([&](auto* d) {
+    DMLRT_CHECK_CTX(cudnnBackendCreateDescriptor(type, d),
+                    "descriptor type " << static_cast<int>(type) << " " << ctx);
+  });
 }
 
 void set_attr(cudnnBackendDescriptor_t d, cudnnBackendAttributeName_t name,

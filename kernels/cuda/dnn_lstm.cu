@@ -103,16 +103,12 @@ using UniqueTensor = gpu::UniqueHandle<cudnnTensorDescriptor_t, TensorDestroy>;
 using UniqueDropout = gpu::UniqueHandle<cudnnDropoutDescriptor_t, DropoutDestroy>;
 
 UniqueTensor make_tensor() {
-  cudnnTensorDescriptor_t t = nullptr;
-  DMLRT_CHECK(cudnnCreateTensorDescriptor(&t));
-  return UniqueTensor(t);
+  return UniqueTensor::create([](auto* t) { DMLRT_CHECK(cudnnCreateTensorDescriptor(t)); });
 }
 
 UniqueRnnData make_rnn_data(cudnnDataType_t dtype, int n, int t, int vec,
                             const std::vector<int>& lengths) {
-  cudnnRNNDataDescriptor_t raw = nullptr;
-  DMLRT_CHECK(cudnnCreateRNNDataDescriptor(&raw));
-  UniqueRnnData desc(raw);
+  auto desc = UniqueRnnData::create([](auto* d) { DMLRT_CHECK(cudnnCreateRNNDataDescriptor(d)); });
   DMLRT_CHECK_CTX(
       cudnnSetRNNDataDescriptor(desc.get(), dtype, CUDNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED, t, n,
                                 vec, lengths.data(), nullptr),
@@ -191,14 +187,10 @@ CudnnLstm::CudnnLstm(cudnnHandle_t cudnn, bool fp64, bool allow_tf32, bool train
   as_int((d + m + 2) * 4 * m, "(D+M+2)*4M weights");
 
   // No dropout: a single layer never applies it, and with probability 0 cuDNN needs no states.
-  cudnnDropoutDescriptor_t dr = nullptr;
-  DMLRT_CHECK(cudnnCreateDropoutDescriptor(&dr));
-  s.dropout = UniqueDropout(dr);
+  s.dropout = UniqueDropout::create([](auto* d) { DMLRT_CHECK(cudnnCreateDropoutDescriptor(d)); });
   DMLRT_CHECK(cudnnSetDropoutDescriptor(s.dropout.get(), s.handle, 0.0f, nullptr, 0, 0));
 
-  cudnnRNNDescriptor_t rd = nullptr;
-  DMLRT_CHECK(cudnnCreateRNNDescriptor(&rd));
-  s.rnn = UniqueRnn(rd);
+  s.rnn = UniqueRnn::create([](auto* d) { DMLRT_CHECK(cudnnCreateRNNDescriptor(d)); });
   const cudnnMathType_t math =
       fp64 ? CUDNN_DEFAULT_MATH : (allow_tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH);
   DMLRT_CHECK_CTX(cudnnSetRNNDescriptor_v8(s.rnn.get(), CUDNN_RNN_ALGO_STANDARD, CUDNN_LSTM,

@@ -120,37 +120,34 @@ struct GemmPlanner::Impl {
     constexpr bool kFp64 = std::is_same_v<T, double>;
     const cudaDataType type = kFp64 ? CUDA_R_64F : CUDA_R_32F;
     Plan p;
-    cublasLtMatmulDesc_t desc = nullptr;
-    DMLRT_CHECK(
-        cublasLtMatmulDescCreate(&desc, kFp64 ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F, type));
-    p.desc = UniqueLtDesc(desc);
+    const cublasComputeType_t compute = kFp64 ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F;
+    p.desc = UniqueLtDesc::create(
+        [&](auto* d) { DMLRT_CHECK(cublasLtMatmulDescCreate(d, compute, type)); });
     const cublasOperation_t op_first = key.tb ? CUBLAS_OP_T : CUBLAS_OP_N;
     const cublasOperation_t op_second = key.ta ? CUBLAS_OP_T : CUBLAS_OP_N;
-    DMLRT_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &op_first,
+    DMLRT_CHECK(cublasLtMatmulDescSetAttribute(p.desc.get(), CUBLASLT_MATMUL_DESC_TRANSA, &op_first,
                                                sizeof(op_first)));
-    DMLRT_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &op_second,
-                                               sizeof(op_second)));
+    DMLRT_CHECK(cublasLtMatmulDescSetAttribute(p.desc.get(), CUBLASLT_MATMUL_DESC_TRANSB,
+                                               &op_second, sizeof(op_second)));
     const auto layout = [&](uint64_t rows, uint64_t cols) {
-      cublasLtMatrixLayout_t l = nullptr;
       // Column-major (rows, cols) with ld = rows: the stored row-major (cols, rows) matrix.
-      DMLRT_CHECK(cublasLtMatrixLayoutCreate(&l, type, rows, cols, rows));
-      return UniqueLtLayout(l);
+      return UniqueLtLayout::create(
+          [&](auto* l) { DMLRT_CHECK(cublasLtMatrixLayoutCreate(l, type, rows, cols, rows)); });
     };
     p.first = key.tb ? layout(key.k, key.n) : layout(key.n, key.k);   // B stored (n, k) / (k, n)
     p.second = key.ta ? layout(key.m, key.k) : layout(key.k, key.m);  // A stored (k, m) / (m, k)
     p.out = layout(key.n, key.m);
 
-    cublasLtMatmulPreference_t pref_raw = nullptr;
-    DMLRT_CHECK(cublasLtMatmulPreferenceCreate(&pref_raw));
-    const UniqueLtPreference pref(pref_raw);
+    const auto pref =
+        UniqueLtPreference::create([](auto* q) { DMLRT_CHECK(cublasLtMatmulPreferenceCreate(q)); });
     const size_t max_ws = max_workspace_bytes;
     DMLRT_CHECK(cublasLtMatmulPreferenceSetAttribute(
-        pref_raw, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &max_ws, sizeof(max_ws)));
+        pref.get(), CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &max_ws, sizeof(max_ws)));
     cublasLtMatmulHeuristicResult_t found[kMaxCandidates] = {};
     int n_found = 0;
     // No candidate (CUBLAS_STATUS_NOT_SUPPORTED) leaves cuBLAS's routine, the safe default.
-    if (cublasLtMatmulAlgoGetHeuristic(lt.get(), desc, p.first.get(), p.second.get(), p.out.get(),
-                                       p.out.get(), pref_raw, kMaxCandidates, found,
+    if (cublasLtMatmulAlgoGetHeuristic(lt.get(), p.desc.get(), p.first.get(), p.second.get(),
+                                       p.out.get(), p.out.get(), pref.get(), kMaxCandidates, found,
                                        &n_found) != CUBLAS_STATUS_SUCCESS)
       n_found = 0;
     std::vector<int> usable;
@@ -235,9 +232,7 @@ GemmPlanner::GemmPlanner(cublasHandle_t cublas, cudaStream_t stream, void* works
   impl_->workspace = workspace;
   impl_->max_workspace_bytes =
       workspace == nullptr ? 0 : std::min(workspace_bytes, kMaxWorkspaceBytes);
-  cublasLtHandle_t lt = nullptr;
-  DMLRT_CHECK(cublasLtCreate(&lt));
-  impl_->lt = UniqueLt(lt);
+  impl_->lt = UniqueLt::create([](auto* lt) { DMLRT_CHECK(cublasLtCreate(lt)); });
 }
 
 GemmPlanner::~GemmPlanner() = default;

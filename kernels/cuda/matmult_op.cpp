@@ -219,9 +219,7 @@ void sparse_sparse(const BlasContext& ctx, const DeviceView& a_in, const DeviceV
   gpu::UniqueSpMat sb = csr_descriptor(b, ctx.fp64);
   void* c_row_ptr = result.csr_row_ptr(m, n);
   gpu::UniqueSpMat sc = gpu::make_csr(m, n, 0, c_row_ptr, nullptr, nullptr, false, vt);
-  cusparseSpGEMMDescr_t raw = nullptr;
-  DMLRT_CHECK(cusparseSpGEMM_createDescr(&raw));
-  gpu::UniqueSpGemm desc(raw);
+  const gpu::UniqueSpGemm desc = gpu::make_spgemm();
   const auto opn = CUSPARSE_OPERATION_NON_TRANSPOSE;
   const std::string what = "SpGEMM " + describe(a, ctx.fp64) + " x " + describe(b, ctx.fp64);
   size_t size1 = 0, size2 = 0;
