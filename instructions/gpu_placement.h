@@ -13,12 +13,16 @@
 //     const mem::DeviceMatrix& ad = a.dense(gpu);       // temp dense view when the copy is CSR
 //     mem::DeviceMatrix c = mem::DeviceMatrix::dense(gpu.memory(), m, n, gpu.dtype(),
 //                                                    gpu.stream(), "gpu_<op> output");
-//     kernels::cuda::launch_xxx(ad.values_as<double>(), ..., gpu.stream());  // never synchronise
+//     mem::with_dtype(gpu.dtype(), [&](auto t) {            // one body for FP64 and FP32
+//       using T = decltype(t);
+//       kernels::cuda::launch_xxx(ad.values_as<T>(), ..., gpu.stream());  // never synchronise
+//     });
 //     set_gpu_output(ec, gpu, out_.name, std::move(c));   // device copy, dirty; no D2H
 //   }
 // Instruction::run has checked the shapes (check()) and started the GPU timing before run_gpu;
 // neither run repeats the checks. Scalars a GPU op computes are read with gpu.read_element
-// (synchronous; only for scalar outputs).
+// (synchronous; only for scalar outputs). Library algorithms that need workspace take it from a
+// mem::ScopedScratch (Note [Device scratch] in kernels/cuda/scratch.h).
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,4 @@
 // cuBLAS wrappers; see blas.h and Note [Row-major through column-major cuBLAS] there.
-#ifdef DMLRT_WITH_CUDA
 #include "kernels/cuda/blas.h"
 
 #include <cublas_v2.h>
@@ -197,4 +196,3 @@ void transpose_row_major(cublasHandle_t h, int64_t rows, int64_t cols, const flo
 }
 
 }  // namespace dmlrt::kernels::cuda
-#endif  // DMLRT_WITH_CUDA

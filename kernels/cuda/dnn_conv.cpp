@@ -1,5 +1,4 @@
 // cuDNN convolution wrappers; see dnn_conv.h.
-#ifdef DMLRT_WITH_CUDA
 #include "kernels/cuda/dnn_conv.h"
 
 #include <algorithm>
@@ -296,4 +295,3 @@ void relu_inplace(cudnnHandle_t h, bool fp64, int64_t n, int64_t k, int64_t p, i
 }
 
 }  // namespace dmlrt::kernels::cuda
-#endif  // DMLRT_WITH_CUDA

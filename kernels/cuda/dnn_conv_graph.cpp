@@ -1,5 +1,4 @@
 // cuDNN graph-API convolution engines; see dnn_conv_graph.h and Note [cuDNN graph engines].
-#ifdef DMLRT_WITH_CUDA
 #include "kernels/cuda/dnn_conv_graph.h"
 
 #include <algorithm>
@@ -593,4 +592,3 @@ void GraphPlanMemo::insert(const std::string& key, std::unique_ptr<GraphConvPlan
 }
 
 }  // namespace dmlrt::kernels::cuda
-#endif  // DMLRT_WITH_CUDA

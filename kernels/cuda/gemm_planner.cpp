@@ -1,5 +1,4 @@
 // GemmPlanner; see gemm_planner.h and Note [Small GEMM plans] there.
-#ifdef DMLRT_WITH_CUDA
 #include "kernels/cuda/gemm_planner.h"
 
 #include <cublasLt.h>
@@ -259,4 +258,3 @@ std::string GemmPlanner::choice(bool fp64, bool trans_a, bool trans_b, int64_t m
 }
 
 }  // namespace dmlrt::kernels::cuda
-#endif  // DMLRT_WITH_CUDA

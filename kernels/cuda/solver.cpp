@@ -1,5 +1,4 @@
 // cuSOLVER dense LU wrappers; see solver.h.
-#ifdef DMLRT_WITH_CUDA
 #include "kernels/cuda/solver.h"
 
 #include <cusolverDn.h>
@@ -84,4 +83,3 @@ void getrs(cusolverDnHandle_t h, bool trans, int64_t n, int64_t nrhs, const floa
 }
 
 }  // namespace dmlrt::kernels::cuda
-#endif  // DMLRT_WITH_CUDA
