@@ -2,9 +2,12 @@
 // temporary (the kernels are dense; implicit zeros then take part as the CPU's add_zeros does). Row
 // and column aggregates stay on the device; a full aggregate with a scalar output is read back (the
 // one synchronisation), one with a 1x1 matrix output stays on the device.
+#include <algorithm>
+
 #include "instructions/aggregate_instructions.h"
 #include "instructions/gpu_placement.h"
 #include "kernels/cuda/reduce.h"
+#include "kernels/cuda/reorg.h"
 #include "memory/gpu_session.h"
 
 namespace dmlrt::inst {
@@ -37,6 +40,18 @@ void AggregateInstruction::run_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
         cuda::launch_reduce_cols(op_, in, rows, cols, o, ws.data(), gpu.stream());
         return;
       }
+      case Direction::kDiag: {
+        // trace: the diagonal (rows, 1) into scratch, then its full sum (check() made it square).
+        mem::DeviceAllocation diag =
+            gpu.scratch(static_cast<size_t>(std::max<int64_t>(rows, 1)) * sizeof(T),
+                        "gpu_" + opcode() + " diagonal");
+        T* d = static_cast<T*>(diag.data());
+        cuda::launch_diag_to_vector(in, d, rows, gpu.stream());
+        mem::DeviceAllocation ws =
+            gpu.scratch(cuda::reduce_all_workspace_bytes(rows), "gpu_" + opcode() + " partials");
+        cuda::launch_reduce_all(op_, d, rows, o, ws.data(), gpu.stream());
+        return;
+      }
       case Direction::kAll: {
         mem::DeviceAllocation ws = gpu.scratch(cuda::reduce_all_workspace_bytes(rows * cols),
                                                "gpu_" + opcode() + " partials");
@@ -45,7 +60,7 @@ void AggregateInstruction::run_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
       }
     }
   });
-  if (dir_ == Direction::kAll && out_.is_scalar()) {
+  if ((dir_ == Direction::kAll || dir_ == Direction::kDiag) && out_.is_scalar()) {
     ec.set_scalar(out_, ScalarValue::fp64(gpu.read_element(out, 0, 0)));
     return;
   }

@@ -49,6 +49,10 @@ constexpr AggregateSpec kSpecs[] = {
     {"uacvar", Kind::kAggregate, Direction::kCol, cpu::AggOp::kVar},
     {"uarimax", Kind::kIndexMax, Direction::kRow, cpu::AggOp::kMax},
     {"uarimin", Kind::kIndexMin, Direction::kRow, cpu::AggOp::kMin},
+    // SystemDS compiles trace(X) to uaktrace; uatrace (its uncompensated form) is parsed but never
+    // emitted. Both sum the diagonal with Kahan, as ua+ does.
+    {"uatrace", Kind::kAggregate, Direction::kDiag, cpu::AggOp::kSum},
+    {"uaktrace", Kind::kAggregate, Direction::kDiag, cpu::AggOp::kSum},
 };
 
 const AggregateSpec& spec_of(const std::string& opcode) {
@@ -77,7 +81,7 @@ AggregateInstruction::AggregateInstruction(InstructionText t) : Instruction(std:
       where() << ": " << opcode() << " needs a matrix input, got " << name_of(in_.data_type));
   // A full aggregate writes a scalar (a 1x1 matrix is accepted too); row and column aggregates
   // write a matrix.
-  if (dir_ == Direction::kAll)
+  if (dir_ == Direction::kAll || dir_ == Direction::kDiag)
     DMLRT_REQUIRE(
         out_.is_scalar() || out_.is_matrix(), ParseError,
         where() << ": " << opcode() << " needs a scalar output, got " << name_of(out_.data_type));
@@ -85,6 +89,15 @@ AggregateInstruction::AggregateInstruction(InstructionText t) : Instruction(std:
     DMLRT_REQUIRE(
         out_.is_matrix(), ParseError,
         where() << ": " << opcode() << " needs a matrix output, got " << name_of(out_.data_type));
+}
+
+void AggregateInstruction::check(Shapes& shapes) const {
+  if (dir_ != Direction::kDiag) return;
+  const Dims x = shapes.dims(in_);
+  // SystemDS's validator: "Trace is only defined on squared matrices".
+  DMLRT_REQUIRE(!x.known() || x.rows == x.cols, ShapeError,
+                opcode() << ": trace is only defined on square matrices, got " << in_.name << " "
+                         << kernels::dims_string(x.rows, x.cols));
 }
 
 void AggregateInstruction::run_cpu(ExecutionContext& ec) {
@@ -98,7 +111,7 @@ void AggregateInstruction::run_cpu(ExecutionContext& ec) {
   } else if (dir_ == Direction::kCol) {
     ec.set_matrix(out_.name, cpu::aggregate_cols(*in, op_));
   } else {
-    const double v = cpu::aggregate_all(*in, op_);
+    const double v = dir_ == Direction::kDiag ? cpu::trace(*in) : cpu::aggregate_all(*in, op_);
     if (out_.is_matrix())
       ec.set_matrix(out_.name, kernels::MatrixBlock::dense(1, 1, v));
     else
@@ -116,6 +129,8 @@ int64_t AggregateInstruction::device_bytes(ExecutionContext& ec) const {
       return in + dense_device_bytes(gpu, meta.rows, 1);
     case Direction::kCol:
       return in + dense_device_bytes(gpu, 1, meta.cols);
+    case Direction::kDiag:  // the diagonal, staged before its sum
+      return in + dense_device_bytes(gpu, meta.rows, 1) + dense_device_bytes(gpu, 1, 1);
     case Direction::kAll:
       break;
   }

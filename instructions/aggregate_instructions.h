@@ -13,14 +13,18 @@
 namespace dmlrt::inst {
 
 // ua+ uak+ uar+ uark+ uac+ uack+ ua* uar* uac* uamean uarmean uacmean uamax uarmax uacmax uamin
-// uarmin uacmin uasqk+ uarsqk+ uacsqk+ uavar uarvar uacvar uarimax uarimin.
+// uarmin uacmin uasqk+ uarsqk+ uacsqk+ uavar uarvar uacvar uarimax uarimin uatrace uaktrace.
 class AggregateInstruction final : public Instruction {
  public:
   // What an opcode computes (the table in aggregate_instructions.cpp).
-  enum class Direction { kAll, kRow, kCol };
+  // kDiag: the diagonal of a square matrix (trace).
+  enum class Direction { kAll, kRow, kCol, kDiag };
   enum class Kind { kAggregate, kIndexMax, kIndexMin };
 
   explicit AggregateInstruction(InstructionText t);
+
+  // trace: the input is square.
+  void check(Shapes& shapes) const override;
 
   // Every aggregate runs on the GPU too.
   bool has_gpu_impl() const override { return true; }

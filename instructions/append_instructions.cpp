@@ -1,6 +1,7 @@
 // Append instructions: parsing, shape rule and CPU run (append_instructions.h).
 #include "instructions/append_instructions.h"
 
+#include <cstdint>
 #include <memory>
 
 #include "gpu_context/error.h"
@@ -8,6 +9,31 @@
 #include "kernels/cpu/append.h"
 
 namespace dmlrt::inst {
+
+namespace {
+
+// SystemDS's StringObject.MAX_STRING_SIZE.
+constexpr int64_t kMaxStringLength = 1 << 20;
+
+// The length Java's String.length() gives for UTF-8 text: one unit per code point, two for those
+// outside the BMP (a 4-byte sequence).
+int64_t utf16_length(const std::string& s) {
+  int64_t n = 0;
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if ((c & 0xC0) != 0x80) ++n;
+    if (c >= 0xF0) ++n;
+  }
+  return n;
+}
+
+}  // namespace
+
+InstructionPtr AppendInstruction::make(InstructionText t) {
+  if (t.opcode == "append" && !t.fields.empty() && Operand::parse(t.fields[0]).is_scalar())
+    return std::make_unique<StringAppendInstruction>(std::move(t));
+  return std::make_unique<AppendInstruction>(std::move(t));
+}
 
 AppendInstruction::AppendInstruction(InstructionText t) : Instruction(std::move(t)) {
   if (opcode() == "append") {
@@ -74,6 +100,29 @@ int64_t AppendInstruction::device_bytes(ExecutionContext& ec) const {
     total += 2 * b;
   }
   return total;
+}
+
+StringAppendInstruction::StringAppendInstruction(InstructionText t) : Instruction(std::move(t)) {
+  // The offset operand (-1 for strings) and the cbind flag mean nothing here.
+  expect_fields(5);
+  in1_ = operand(0);
+  in2_ = operand(1);
+  out_ = operand(3);
+  DMLRT_REQUIRE(in1_.is_scalar() && in2_.is_scalar(), ParseError,
+                where() << ": append of strings takes two scalars, got " << in1_.to_string()
+                        << " and " << in2_.to_string());
+  DMLRT_REQUIRE(out_.is_scalar(), ParseError,
+                where() << ": append of strings expects a scalar output, got " << out_.to_string());
+}
+
+void StringAppendInstruction::run_cpu(ExecutionContext& ec) {
+  const std::string a = ec.scalar(in1_).to_string();
+  const std::string b = ec.scalar(in2_).to_string();
+  const int64_t len = utf16_length(a) + utf16_length(b);
+  DMLRT_REQUIRE(len <= kMaxStringLength, RuntimeError,
+                "append: output string length exceeds maximum scalar string length ("
+                    << len << " > " << kMaxStringLength << ")");
+  ec.set_scalar(out_, ScalarValue::string(a + "\n" + b));
 }
 
 }  // namespace dmlrt::inst

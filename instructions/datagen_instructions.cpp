@@ -2,12 +2,15 @@
 // (datagen_instructions.h).
 #include "instructions/datagen_instructions.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <random>
 #include <sstream>
+#include <string_view>
 
 #include "gpu_context/error.h"
 #include "instructions/gpu_placement.h"
@@ -48,6 +51,69 @@ uint64_t fresh_seed(int64_t base_seed) {
   const auto t =
       static_cast<uint64_t>(std::chrono::high_resolution_clock::now().time_since_epoch().count());
   return splitmix64(hw ^ splitmix64(t ^ splitmix64(k)));
+}
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_hex_digit(char c) {
+  return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+// Java's Double.parseDouble, strictly: surrounding characters <= ' ' trimmed, an optional sign,
+// then NaN, Infinity, a decimal [digits][.digits][(e|E)[sign]digits] with at least one digit, or
+// a hex 0x<hex>[.hex]p[sign]digits; either number may end in one of f F d D (the value is still
+// the double). "Inf", "nan" and "1e" are not numbers. The value itself comes from strtod, which
+// rounds as Java does (to nearest; overflow to Infinity, underflow to 0).
+bool parse_java_double(std::string_view s, double* out) {
+  while (!s.empty() && static_cast<unsigned char>(s.front()) <= ' ') s.remove_prefix(1);
+  while (!s.empty() && static_cast<unsigned char>(s.back()) <= ' ') s.remove_suffix(1);
+  size_t i = 0;
+  bool neg = false;
+  if (i < s.size() && (s[i] == '+' || s[i] == '-')) neg = s[i++] == '-';
+  const std::string_view rest = s.substr(i);
+  if (rest == "NaN") {
+    *out = std::numeric_limits<double>::quiet_NaN();
+    return true;
+  }
+  if (rest == "Infinity") {
+    *out = neg ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
+    return true;
+  }
+  const bool hex = rest.size() >= 2 && rest[0] == '0' && (rest[1] == 'x' || rest[1] == 'X');
+  if (hex) i += 2;
+  auto digits = [&](bool h) {
+    size_t n = 0;
+    while (i < s.size() && (h ? is_hex_digit(s[i]) : is_digit(s[i]))) ++i, ++n;
+    return n;
+  };
+  size_t n = digits(hex);
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    n += digits(hex);
+  }
+  if (n == 0) return false;
+  const char e = hex ? 'p' : 'e';
+  if (i < s.size() && (s[i] == e || s[i] == e - 'a' + 'A')) {
+    ++i;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+    if (digits(false) == 0) return false;
+  } else if (hex) {
+    return false;  // Java requires the binary exponent of a hex number
+  }
+  const size_t end = i;
+  if (i < s.size() && (s[i] == 'f' || s[i] == 'F' || s[i] == 'd' || s[i] == 'D')) ++i;
+  if (i != s.size()) return false;
+  const std::string num(s.substr(0, end));
+  *out = std::strtod(num.c_str(), nullptr);
+  return true;
+}
+
+// A bare size field as SystemDS's sinit reads it: Double.valueOf(s).longValue() (truncation).
+int64_t sinit_size(const std::string& field, const std::string& where, const char* what) {
+  double d = 0.0;
+  DMLRT_REQUIRE(parse_java_double(field, &d), ParseError,
+                where << ": sinit " << what << " must be a number, got '" << field << "'");
+  if (std::isnan(d)) return 0;
+  return static_cast<int64_t>(std::fmax(-9.2e18, std::fmin(9.2e18, d)));
 }
 
 }  // namespace
@@ -178,6 +244,49 @@ int64_t SeqInstruction::device_bytes(ExecutionContext& ec) const {
 void SeqInstruction::run_cpu(ExecutionContext& ec) {
   const Args a = args(ec);
   ec.set_matrix(out_.name, kernels::cpu::seq_column(a.from, a.to, a.incr));
+}
+
+StringInitInstruction::StringInitInstruction(InstructionText t) : Instruction(std::move(t)) {
+  expect_fields(5);
+  rows_ = sinit_size(field(0), where(), "rows");
+  cols_ = sinit_size(field(1), where(), "cols");
+  out_ = operand(4);
+  DMLRT_REQUIRE(out_.is_matrix(), ParseError,
+                where() << ": sinit expects a matrix output, got " << out_.to_string());
+  // Java's StringTokenizer on " ": runs of spaces separate, other whitespace belongs to a value.
+  const std::string& data = field(3);
+  size_t pos = 0;
+  while (true) {
+    pos = data.find_first_not_of(' ', pos);
+    if (pos == std::string::npos) break;
+    const size_t end = std::min(data.find(' ', pos), data.size());
+    const std::string_view tok(data.data() + pos, end - pos);
+    double v = 0.0;
+    if (!parse_java_double(tok, &v) && value_error_.empty())
+      value_error_ = "value " + std::to_string(values_.size() + 1) + " '" + std::string(tok) + "'";
+    values_.push_back(v);
+    pos = end;
+  }
+}
+
+void StringInitInstruction::run_cpu(ExecutionContext& ec) {
+  const auto n = static_cast<int64_t>(values_.size());
+  // SystemDS checks the count before it parses any value; rows and cols are each at most n
+  // unless the other is 0, so the product cannot overflow.
+  const bool count_ok =
+      rows_ >= 0 && cols_ >= 0 &&
+      (rows_ == 0 || cols_ == 0 ? n == 0 : rows_ <= n && cols_ <= n && rows_ * cols_ == n);
+  DMLRT_REQUIRE(count_ok, RuntimeError,
+                "sinit: invalid matrix string initialization: dimensions=["
+                    << rows_ << "x" << cols_ << "] vs numValues=" << n
+                    << " (matrix(\"...\") needs exactly rows*cols values)");
+  DMLRT_REQUIRE(value_error_.empty(), RuntimeError,
+                "sinit: " << value_error_
+                          << " is not a number (Java's Double.parseDouble forms, e.g. 1, -2.5e3, "
+                             "NaN, Infinity)");
+  kernels::MatrixBlock out = kernels::MatrixBlock::dense(rows_, cols_, values_);
+  out.examine_format();
+  ec.set_matrix(out_.name, std::move(out));
 }
 
 }  // namespace dmlrt::inst

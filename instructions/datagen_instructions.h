@@ -2,6 +2,8 @@
 //   rand  rows·S°cols·S°blen°min°max°sparsity°seed°pdf°lambda°k°out  (bare numbers; ¶v¶ fields are
 //         patched before construction, see opcode_table.cpp)
 //   seq   rows°cols°blen°from·S°to·S°incr·S°out
+//   sinit rows°cols°blen°values°out  (matrix("1 2 3 4", rows=2, cols=2): bare rows and cols, the
+//         values space-separated in row-major order; CPU only, the data is a literal)
 // Values come from kernels/cpu/random (Philox streams; datagen_instructions.cpp), or on the GPU
 // from kernels/cuda/datagen (datagen_gpu.cpp), which reproduces the same cells: for one resolved
 // seed both backends give the same matrix. The sizes depend on scalar values, so their checks are
@@ -10,6 +12,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "instructions/instruction.h"
 #include "kernels/cpu/random.h"
@@ -58,6 +62,22 @@ class SeqInstruction final : public Instruction {
   Args args(ExecutionContext& ec) const;
 
   Operand from_, to_, incr_, out_;
+};
+
+// SystemDS's StringInitCPInstruction: the values are parsed as Java's Double.parseDouble does and
+// must number exactly rows*cols (a single value is not repeated). The values are parsed once
+// here; a bad one fails when the line runs, as in SystemDS, not when the plan is read.
+class StringInitInstruction final : public Instruction {
+ public:
+  explicit StringInitInstruction(InstructionText t);
+
+ private:
+  void run_cpu(ExecutionContext& ec) override;
+
+  int64_t rows_ = 0, cols_ = 0;
+  std::vector<double> values_;
+  std::string value_error_;  // the first value that is not a number, if any
+  Operand out_;
 };
 
 }  // namespace dmlrt::inst

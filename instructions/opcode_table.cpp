@@ -21,6 +21,7 @@
 #include "instructions/indexing_instructions.h"
 #include "instructions/matmult_instructions.h"
 #include "instructions/nary_instructions.h"
+#include "instructions/out_of_scope.h"
 #include "instructions/parameterized_instructions.h"
 #include "instructions/reorg_instructions.h"
 #include "instructions/solve_instruction.h"
@@ -65,6 +66,7 @@ const std::vector<OpcodeEntry> kTable = {
     // data generation (datagen_instructions.h)
     {"rand", construct<RandInstruction>, "datagen", true},
     {"seq", construct<SeqInstruction>, "datagen", true},
+    {"sinit", construct<StringInitInstruction>, "datagen"},
     // matrix multiply (matmult_instructions.h)
     {"ba+*", construct<MatMultInstruction>, "matmult", true},
     {"tsmm", construct<TsmmInstruction>, "matmult", true},
@@ -129,6 +131,7 @@ const std::vector<OpcodeEntry> kTable = {
     {"softmax", construct<UnaryInstruction>, "unary", true},
     {"isnan", construct<UnaryInstruction>, "unary", true},
     {"isinf", construct<UnaryInstruction>, "unary", true},
+    {"isna", construct<UnaryInstruction>, "unary", true},
     {"urowcumk+", construct<UnaryInstruction>, "unary"},
     // aggregates (aggregate_instructions.h)
     {"ua+", construct<AggregateInstruction>, "aggregate", true},
@@ -157,6 +160,8 @@ const std::vector<OpcodeEntry> kTable = {
     {"uacvar", construct<AggregateInstruction>, "aggregate", true},
     {"uarimax", construct<AggregateInstruction>, "aggregate", true},
     {"uarimin", construct<AggregateInstruction>, "aggregate", true},
+    {"uatrace", construct<AggregateInstruction>, "aggregate", true},
+    {"uaktrace", construct<AggregateInstruction>, "aggregate", true},
     {"nrow", construct<DimsInstruction>, "aggregate"},
     {"ncol", construct<DimsInstruction>, "aggregate"},
     {"length", construct<DimsInstruction>, "aggregate"},
@@ -169,7 +174,7 @@ const std::vector<OpcodeEntry> kTable = {
     {"rightindex", construct<RightIndexInstruction>, "indexing", true},
     {"leftindex", construct<LeftIndexInstruction>, "indexing", true},
     // append (append_instructions.h)
-    {"append", construct<AppendInstruction>, "append", true},
+    {"append", AppendInstruction::make, "append", true},
     {"cbind", construct<AppendInstruction>, "append", true},
     {"rbind", construct<AppendInstruction>, "append", true},
     // linear algebra (solve_instruction.h, eigen_instruction.h)
@@ -181,6 +186,8 @@ const std::vector<OpcodeEntry> kTable = {
     {"rexpand", construct<ParameterizedInstruction>, "parameterized"},
     {"groupedagg", construct<ParameterizedInstruction>, "parameterized"},
     {"tostring", construct<ParameterizedInstruction>, "parameterized"},
+    {"lowertri", construct<ParameterizedInstruction>, "parameterized", true},
+    {"uppertri", construct<ParameterizedInstruction>, "parameterized", true},
     {"ctable", construct<CtableInstruction>, "ctable"},
     {"ctableexpand", construct<CtableInstruction>, "ctable"},
     // sorting and order statistics (sort_instructions.h), statistics (stats_instructions.h)
@@ -292,7 +299,11 @@ InstructionPtr make_instruction(InstructionText text) {
       break;
   }
   const OpcodeEntry* e = find_opcode(text.opcode);
-  DMLRT_REQUIRE(e != nullptr, ParseError, where() << ": unknown opcode '" << text.opcode << "'");
+  if (e == nullptr) {
+    if (const OutOfScopeOpcode* out = find_out_of_scope(text.opcode))
+      DMLRT_FAIL(ParseError, where() << ": " << out_of_scope_message(*out));
+    DMLRT_FAIL(ParseError, where() << ": unknown opcode '" << text.opcode << "'");
+  }
   if (text.raw.find(kPlaceholder) != std::string::npos)
     return std::make_unique<PatchedInstruction>(std::move(text));
   return e->factory(std::move(text));

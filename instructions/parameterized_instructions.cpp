@@ -3,6 +3,7 @@
 #include "instructions/parameterized_instructions.h"
 
 #include "gpu_context/error.h"
+#include "instructions/gpu_placement.h"
 
 namespace dmlrt::inst {
 namespace {
@@ -31,6 +32,8 @@ ParameterizedInstruction::ParameterizedInstruction(InstructionText t) : Instruct
     kind_ = Kind::kGroupedAgg;
   else if (op == "tostring")
     kind_ = Kind::kToString;
+  else if (op == "lowertri" || op == "uppertri")
+    kind_ = Kind::kTriangle;
   else
     DMLRT_FAIL(NotSupported, "parameterized builtin '" << op << "' is not supported");
   DMLRT_REQUIRE(num_fields() >= 2, ParseError,
@@ -69,6 +72,8 @@ ParameterizedInstruction::ParameterizedInstruction(InstructionText t) : Instruct
       if (fn_ == cpu::GroupAggFn::kCentralMoment) require("order");
       break;
     case Kind::kToString:
+    // diag and values default to false, as SystemDS's Boolean.parseBoolean of a missing value.
+    case Kind::kTriangle:
       break;
   }
   const bool scalar_out = kind_ == Kind::kContains || kind_ == Kind::kToString;
@@ -121,6 +126,11 @@ void ParameterizedInstruction::run_cpu(ExecutionContext& ec) {
                                                        flag(ec, "sparse", false), sep, linesep)));
       return;
     }
+    case Kind::kTriangle:
+      ec.set_matrix(out_.name,
+                    cpu::extract_triangular(*target, opcode() == "lowertri",
+                                            flag(ec, "diag", false), flag(ec, "values", false)));
+      return;
     case Kind::kGroupedAgg: {
       auto groups = ec.matrix(params_.at("groups"));
       std::shared_ptr<const kernels::MatrixBlock> weights;
@@ -134,6 +144,14 @@ void ParameterizedInstruction::run_cpu(ExecutionContext& ec) {
       return;
     }
   }
+}
+
+// lowertri / uppertri: a dense input and a dense output of its shape (the only GPU forms).
+int64_t ParameterizedInstruction::device_bytes(ExecutionContext& ec) const {
+  if (kind_ != Kind::kTriangle) return -1;
+  const MatrixMeta& meta = ec.matrix_object_ref(params_.at("target"))->meta();
+  const int64_t bytes = dense_device_bytes(ec.options().gpu.get(), meta.rows, meta.cols);
+  return bytes < 0 ? -1 : 2 * bytes;
 }
 
 void ParameterizedInstruction::require(const char* name) const {

@@ -2,8 +2,10 @@
 // (reference/systemds-format.md §3): replace (target, pattern, replacement), contains (target,
 // pattern -> BOOLEAN), rexpand (target, max, dir, cast, ignore) and groupedagg (target, groups,
 // fn, [weights], [order], [ngroups]) — aggregate() — and toString (target, rows, cols, decimal,
-// sparse, sep, linesep -> STRING). `k=` is accepted and ignored. Kernels:
-// kernels/cpu/parameterized; CPU only.
+// sparse, sep, linesep -> STRING), lowertri / uppertri (target, diag, values). `k=` is accepted and
+// ignored. Kernels:
+// kernels/cpu/parameterized; lowertri / uppertri also run on the GPU (parameterized_gpu.cpp,
+// kernels/cuda/triangle).
 #pragma once
 
 #include <map>
@@ -21,8 +23,13 @@ class ParameterizedInstruction final : public Instruction {
   // groupedagg: groups is a column vector with one row per target row, weights target's shape.
   void check(Shapes& shapes) const override;
 
+  // lowertri / uppertri only.
+  bool has_gpu_impl() const override { return kind_ == Kind::kTriangle; }
+
  private:
+  int64_t device_bytes(ExecutionContext& ec) const override;
   void run_cpu(ExecutionContext& ec) override;
+  DMLRT_RUN_GPU;
 
   void require(const char* name) const;
   // A value names a variable when one of that name is bound, else it is a literal (SystemDS's
@@ -31,7 +38,7 @@ class ParameterizedInstruction final : public Instruction {
   double number(ExecutionContext& ec, const std::string& name) const;
   bool flag(ExecutionContext& ec, const std::string& name, bool dflt) const;
 
-  enum class Kind { kReplace, kContains, kRexpand, kGroupedAgg, kToString };
+  enum class Kind { kReplace, kContains, kRexpand, kGroupedAgg, kToString, kTriangle };
   Kind kind_ = Kind::kReplace;
   std::map<std::string, std::string> params_;
   Operand out_;

@@ -3,6 +3,7 @@
 // over their nonzeros only and give the values the dense form gives.
 #include "kernels/cpu/aggregate.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -279,6 +280,26 @@ MatrixBlock row_index_max(const MatrixBlock& in) {
 
 MatrixBlock row_index_min(const MatrixBlock& in) {
   return row_index(in, kInf, [](double x, double best) { return x <= best; });
+}
+
+double trace(const MatrixBlock& in) {
+  KahanSum k;
+  const int64_t n = std::min(in.rows(), in.cols());
+  if (!in.is_sparse()) {
+    const double* a = in.dense_data();  // (n, n) row-major
+    for (int64_t i = 0; i < n; ++i) k.add(a[i * in.cols() + i]);
+    return k.sum;
+  }
+  // Stored diagonal cells only; an implicit zero adds nothing.
+  const auto& rp = in.row_ptr();
+  const auto& ci = in.col_idx();
+  const auto& v = in.csr_values();
+  for (int64_t i = 0; i < n; ++i) {
+    const auto b = ci.begin() + rp[i], e = ci.begin() + rp[i + 1];
+    const auto it = std::lower_bound(b, e, static_cast<int32_t>(i));
+    if (it != e && *it == i) k.add(v[static_cast<size_t>(it - ci.begin())]);
+  }
+  return k.sum;
 }
 
 }  // namespace dmlrt::kernels::cpu

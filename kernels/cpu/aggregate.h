@@ -18,6 +18,9 @@ MatrixBlock aggregate_rows(const MatrixBlock& in, AggOp op);
 // (m, n) -> (1, n), one value per column.
 MatrixBlock aggregate_cols(const MatrixBlock& in, AggOp op);
 
+// (n, n) -> the Kahan sum of its diagonal (trace). The caller has checked that it is square.
+double trace(const MatrixBlock& in);
+
 // (m, n) -> (m, 1) of 1-based column indices of each row's max (min): the LAST position that holds
 // the max, NaN ignored, implicit zeros of sparse rows included; an all-NaN row gives 1 and a
 // 0-column input gives 0 (what SystemDS returns).

@@ -26,6 +26,12 @@ bool contains(const MatrixBlock& in, double pattern);
 // <= 0 (or NaN) throw RuntimeError unless `ignore`, which drops them.
 MatrixBlock rexpand(const MatrixBlock& in, double max, bool rows_dir, bool cast, bool ignore);
 
+// lower.tri / upper.tri (m, n) -> (m, n): the cells of the lower (upper) triangle, the diagonal
+// included when `diag`, keep their values (`values`) or become 1; every other cell is 0.
+// Non-square inputs are allowed. SystemDS's MatrixBlock.extractTriangular has two quirks kept
+// here (see Note [Triangle masks of empty rows]).
+MatrixBlock extract_triangular(const MatrixBlock& in, bool lower, bool diag, bool values);
+
 enum class GroupAggFn { kSum, kCount, kMean, kVariance, kCentralMoment };
 // "sum" "count" "mean" "variance" "centralmoment"; false for anything else.
 bool group_agg_fn_from_name(const std::string& name, GroupAggFn* fn);

@@ -82,8 +82,10 @@ double apply_unary(UnaryOp op, double x) {
     case UnaryOp::kSquare: return x * x;
     case UnaryOp::kTimes2: return x + x;
     case UnaryOp::kIsNan: return std::isnan(x) ? 1.0 : 0.0;
-    case UnaryOp::kIsInf:
-      return std::isinf(x) ? 1.0 : 0.0;
+    case UnaryOp::kIsInf: return std::isinf(x) ? 1.0 : 0.0;
+    // SystemDS's is.na is its isNaN (Builtin ISNA): a matrix holds no other kind of NA.
+    case UnaryOp::kIsNa:
+      return std::isnan(x) ? 1.0 : 0.0;
   }
   return x;
 }

@@ -133,8 +133,8 @@ void add_unary(std::vector<OpSample>& s) {
                    return k;
                  }});
   }
-  // isnan and isinf on inputs that hold NaN, +Inf and -Inf.
-  for (const char* op : {"isnan", "isinf"}) {
+  // isnan, isinf and isna on inputs that hold NaN, +Inf and -Inf.
+  for (const char* op : {"isnan", "isinf", "isna"}) {
     const std::string o = op;
     s.push_back({op, o, OpFamily::kUnary, [o](int64_t r, int64_t c) {
                    OpCase k = lines(o + "°" + mat("A") + "°" + mat("B"), "°8");
@@ -251,6 +251,16 @@ void add_aggregates(std::vector<OpSample>& s) {
                    return k;
                  }});
   }
+  // trace of a square (rows x rows) input.
+  for (const char* op : {"uatrace", "uaktrace"}) {
+    const std::string o = op;
+    s.push_back({op, o + " (rows x rows)", OpFamily::kAggregate, [o](int64_t r, int64_t) {
+                   OpCase k = lines(o + "°" + mat("A") + "°s·SCALAR·FP64", "°8");
+                   k.inputs = {in("A", r, r, -1, 1)};
+                   k.outputs = {{"s", true}};
+                   return k;
+                 }});
+  }
 }
 
 // -------------------------------------------------------------------------------------------
@@ -276,6 +286,21 @@ void add_reorg(std::vector<OpSample>& s) {
                    return k;
                  }});
   }
+  // lower.tri / upper.tri (parameterized builtins, grouped here): every diag/values form on the
+  // rows x cols input in every format (the values=false mask follows it on empty rows).
+  for (const char* op : {"lowertri", "uppertri"})
+    for (bool diag : {true, false})
+      for (bool values : {true, false}) {
+        const std::string o = op;
+        const std::string params = std::string("diag=") + (diag ? "true" : "false") +
+                                   "°values=" + (values ? "true" : "false");
+        s.push_back({op, o + " " + params, OpFamily::kReorg, [o, params](int64_t r, int64_t c) {
+                       OpCase k = lines(o + "°" + params + "°target=A°" + mat("OUT"));
+                       k.inputs = {in("A", r, c)};
+                       k.outputs = out({"OUT"});
+                       return k;
+                     }});
+      }
   // rshape to the transposed shape, by row and by column.
   for (bool byrow : {true, false}) {
     s.push_back({"rshape", byrow ? "rshape to cols x rows, byrow" : "rshape to cols x rows, bycol",

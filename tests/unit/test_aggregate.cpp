@@ -387,3 +387,48 @@ TEST_CASE("aggregate parse errors name the instruction", "[aggregate]") {
   CHECK_THROWS_WITH(t.run("CP°uarmean°X·MATRIX·FP64°s·SCALAR·FP64°2"),
                     Catch::Contains("uarmean needs a matrix output, got SCALAR"));
 }
+
+TEST_CASE("uaktrace and uatrace sum the diagonal of dense, CSR and empty squares", "[aggregate]") {
+  TestContext t;
+  for (const char* op : {"uaktrace", "uatrace"}) {
+    const std::string o = op;
+    t.set_matrix("D", dense_of(3, 3, {1, 9, 9, 9, 2.5, 9, 9, 9, -4}));
+    t.run("CP°" + o + "°D·MATRIX·FP64°s·SCALAR·FP64°2");
+    CHECK(t.scalar("s").to_double() == -0.5);
+    // CSR: a stored off-diagonal value and an implicit zero on the diagonal.
+    t.set_matrix("S", sparse_of(4, 4, {1.5, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0, 2}));
+    t.run("CP°" + o + "°S·MATRIX·FP64°s·SCALAR·FP64°2");
+    CHECK(t.scalar("s").to_double() == 3.5);
+    t.set_matrix("E", MatrixBlock::empty_sparse(5, 5));
+    t.run("CP°" + o + "°E·MATRIX·FP64°s·SCALAR·FP64°2");
+    CHECK(t.scalar("s").to_double() == 0.0);
+    t.set_matrix("Z", MatrixBlock::dense(0, 0));
+    t.run("CP°" + o + "°Z·MATRIX·FP64°s·SCALAR·FP64°2");
+    CHECK(t.scalar("s").to_double() == 0.0);
+    t.set_matrix("N", dense_of(2, 2, {1, 0, 0, kNaN}));
+    t.run("CP°" + o + "°N·MATRIX·FP64°s·SCALAR·FP64°2");
+    CHECK(std::isnan(t.scalar("s").to_double()));
+    // A 1x1 matrix output is accepted as for the other full aggregates.
+    t.run("CP°" + o + "°D·MATRIX·FP64°M·MATRIX·FP64°2");
+    DMLRT_REQUIRE_CLOSE(t.matrix("M"), 1, 1, {-0.5});
+  }
+  // Kahan: 1 + 1e-16 * 4 on the diagonal.
+  MatrixBlock k = MatrixBlock::dense(5, 5);
+  for (int64_t i = 0; i < 5; ++i) k.dense_data()[i * 5 + i] = i == 0 ? 1.0 : 1e-16;
+  t.set_matrix("K", k);
+  t.run("CP°uaktrace°K·MATRIX·FP64°s·SCALAR·FP64°2");
+  CHECK(t.scalar("s").to_double() == 1.0000000000000004);
+}
+
+TEST_CASE("trace of a non-square matrix is a shape error naming the operand", "[aggregate]") {
+  TestContext t;
+  t.set_matrix("X", MatrixBlock::dense(5, 4, 1.0));
+  CHECK_THROWS_AS(t.run("CP°uaktrace°X·MATRIX·FP64°s·SCALAR·FP64°2"), dmlrt::ShapeError);
+  CHECK_THROWS_WITH(
+      t.run("CP°uaktrace°X·MATRIX·FP64°s·SCALAR·FP64°2"),
+      Catch::Contains("uaktrace: trace is only defined on square matrices, got X 5x4"));
+  CHECK_THROWS_WITH(t.run("CP°uatrace°X·MATRIX·FP64°s·SCALAR·FP64°2"),
+                    Catch::Contains("uatrace: trace is only defined on square matrices"));
+  CHECK_THROWS_WITH(t.run("CP°uaktrace°2·SCALAR·FP64·true°s·SCALAR·FP64°2"),
+                    Catch::Contains("uaktrace needs a matrix input, got SCALAR"));
+}

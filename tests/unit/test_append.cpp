@@ -1,5 +1,6 @@
 // Tests of append (2-input cbind/rbind), n-ary cbind and rbind: hand values, dense/sparse mixes,
-// empty inputs as SystemDS's runtime handles them, output format, and the shape errors.
+// empty inputs as SystemDS's runtime handles them, output format, the shape errors, and append of
+// strings.
 #include <catch2/catch.hpp>
 
 #include "common/compare.h"
@@ -149,4 +150,57 @@ TEST_CASE("append shape and operand errors", "[append]") {
   REQUIRE_THROWS_AS(t.run("CP°append°X·MATRIX·FP64°X·MATRIX·FP64°Y·MATRIX·FP64"),
                     dmlrt::ParseError);
   REQUIRE_THROWS_AS(t.run("CP°cbind°X·MATRIX·FP64"), dmlrt::ParseError);
+}
+
+TEST_CASE("append of strings joins them with a line feed, as SystemDS does", "[append]") {
+  TestContext t;
+  // The exact line SystemDS compiles for t = append(s, "b").
+  t.set_scalar("s", dmlrt::inst::ScalarValue::string("a"));
+  t.run(
+      "CP°append°s·SCALAR·STRING·false°b·SCALAR·STRING·true°-1·SCALAR·INT64·true°"
+      "o·SCALAR·STRING°true");
+  REQUIRE(t.scalar("o").to_string() == "a\nb");
+  t.run(
+      "CP°append°o·SCALAR·STRING·false°·SCALAR·STRING·true°-1·SCALAR·INT64·true°"
+      "o·SCALAR·STRING°true");
+  REQUIRE(t.scalar("o").to_string() == "a\nb\n");
+  // A number's string value is Java's.
+  t.set_scalar("d", dmlrt::inst::ScalarValue::fp64(21.0));
+  t.run(
+      "CP°append°o·SCALAR·STRING·false°d·SCALAR·FP64·false°-1·SCALAR·INT64·true°"
+      "o·SCALAR·STRING°true");
+  REQUIRE(t.scalar("o").to_string() == "a\nb\n\n21.0");
+}
+
+TEST_CASE("append of strings: length limit and operand errors", "[append]") {
+  TestContext t;
+  // SystemDS's StringObject.MAX_STRING_SIZE, counted in UTF-16 units without the line feed.
+  t.set_scalar("h", dmlrt::inst::ScalarValue::string(std::string(1 << 19, 'x')));
+  t.run(
+      "CP°append°h·SCALAR·STRING·false°h·SCALAR·STRING·false°-1·SCALAR·INT64·true°"
+      "o·SCALAR·STRING°true");
+  REQUIRE(t.scalar("o").to_string().size() == (1u << 20) + 1);
+  REQUIRE_THROWS_WITH(t.run("CP°append°h·SCALAR·STRING·false°o·SCALAR·STRING·false°"
+                            "-1·SCALAR·INT64·true°o·SCALAR·STRING°true"),
+                      "append: output string length exceeds maximum scalar string length "
+                      "(1572865 > 1048576)");
+  // "é" is two UTF-8 bytes but one Java char.
+  std::string e;
+  for (int i = 0; i < (1 << 19); ++i) e += "\xC3\xA9";
+  t.set_scalar("e", dmlrt::inst::ScalarValue::string(e));
+  t.run(
+      "CP°append°e·SCALAR·STRING·false°h·SCALAR·STRING·false°-1·SCALAR·INT64·true°"
+      "o·SCALAR·STRING°true");
+  t.set_matrix("X", dense_of(1, 1, {1.0}));
+  REQUIRE_THROWS_WITH(t.run("CP°append°a·SCALAR·STRING·true°X·MATRIX·FP64°-1·SCALAR·INT64·true°"
+                            "o·SCALAR·STRING°true"),
+                      Catch::Contains("append of strings takes two scalars, got "
+                                      "a·SCALAR·STRING·true and X·MATRIX·FP64"));
+  REQUIRE_THROWS_WITH(t.run("CP°append°a·SCALAR·STRING·true°b·SCALAR·STRING·true°"
+                            "-1·SCALAR·INT64·true°Y·MATRIX·FP64°true"),
+                      Catch::Contains("append of strings expects a scalar output, got "
+                                      "Y·MATRIX·FP64"));
+  REQUIRE_THROWS_AS(t.run("CP°append°a·SCALAR·STRING·true°b·SCALAR·STRING·true°"
+                          "o·SCALAR·STRING"),
+                    dmlrt::ParseError);
 }

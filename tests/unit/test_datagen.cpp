@@ -1,6 +1,7 @@
 // Tests of rand and seq: the Philox4x32-10 known-answer vectors, statistical checks of uniform,
 // normal and poisson draws over 1e5 cells, sparsity, constants, determinism and seeds, and seq's
-// SystemDS length/rounding rules and error messages (values from SystemDS runs).
+// SystemDS length/rounding rules and error messages, sinit (matrix("1 2 3 4", ...)) values,
+// format and errors (values from SystemDS runs).
 #include <catch2/catch.hpp>
 #include <cmath>
 
@@ -340,4 +341,69 @@ TEST_CASE("seq errors carry SystemDS's messages", "[datagen]") {
                             "1·SCALAR·INT64·true°S·MATRIX·FP64"),
                       Catch::Contains("seq expects scalar from, to and incr operands"));
   REQUIRE_THROWS_AS(t.run("CP°seq°1·SCALAR·INT64·true°S·MATRIX·FP64"), dmlrt::ParseError);
+}
+
+namespace {
+std::string sinit_ins(const std::string& rows, const std::string& cols, const std::string& data) {
+  return "CP°sinit°" + rows + "°" + cols + "°1000°" + data + "°X·MATRIX·FP64";
+}
+}  // namespace
+
+TEST_CASE("sinit: row-major values in Java's number forms", "[datagen]") {
+  TestContext t;
+  t.run(sinit_ins("2", "3", "1 2 3 4 5 6"));
+  DMLRT_REQUIRE_CLOSE(t.matrix("X"), 2, 3, {1, 2, 3, 4, 5, 6}, 0.0, 0.0);
+  // SystemDS runs: runs of spaces separate; 4.5d, 0x1p3, +6, .5, 5., 1E-3 and 0.1f are numbers.
+  t.run(sinit_ins("3", "3", " 1  -2.5e3 4.5d 0x1p3 +6 .5 5. 1E-3 0.1f "));
+  DMLRT_REQUIRE_CLOSE(t.matrix("X"), 3, 3, {1, -2500, 4.5, 8, 6, 0.5, 5, 0.001, 0.1}, 0.0, 0.0);
+  t.run(sinit_ins("2", "2", "NaN Infinity -Infinity 1e400"));
+  const MatrixBlock& s = t.matrix("X");
+  REQUIRE(std::isnan(s.get(0, 0)));
+  REQUIRE(s.get(0, 1) == INFINITY);
+  REQUIRE(s.get(1, 0) == -INFINITY);
+  REQUIRE(s.get(1, 1) == INFINITY);
+  // Sizes patched from FP64 scalars arrive as "3.0"; an empty matrix takes no values.
+  t.run(sinit_ins("3.0", "1.0", "7 8 9"));
+  REQUIRE(t.matrix("X").rows() == 3);
+  t.run(sinit_ins("0", "4", ""));
+  REQUIRE(t.matrix("X").rows() == 0);
+  REQUIRE(t.matrix("X").cols() == 4);
+}
+
+TEST_CASE("sinit: output format as SystemDS's examSparsity picks it", "[datagen]") {
+  TestContext t;
+  t.run(sinit_ins("2", "3", "1 2 3 4 5 6"));
+  REQUIRE_FALSE(t.matrix("X").is_sparse());
+  t.run(sinit_ins("4", "5", "0 0 0 0 0 0 0 3 0 0 0 0 0 0 0 0 0 0 0 0"));
+  REQUIRE(t.matrix("X").is_sparse());
+  REQUIRE(t.matrix("X").get(1, 2) == 3.0);
+}
+
+TEST_CASE("sinit errors", "[datagen]") {
+  TestContext t;
+  // SystemDS: "Invalid matrix string intialization: dimensions=[3x2] vs numValues=1" (a single
+  // value is not repeated; commas do not separate).
+  REQUIRE_THROWS_WITH(t.run(sinit_ins("3", "2", "7")),
+                      "sinit: invalid matrix string initialization: dimensions=[3x2] vs "
+                      "numValues=1 (matrix(\"...\") needs exactly rows*cols values)");
+  REQUIRE_THROWS_WITH(t.run(sinit_ins("3", "2", "1,2,3,4,5,6")),
+                      Catch::Contains("dimensions=[3x2] vs numValues=1"));
+  REQUIRE_THROWS_WITH(t.run(sinit_ins("-2", "-3", "1 2 3 4 5 6")),
+                      Catch::Contains("dimensions=[-2x-3] vs numValues=6"));
+  REQUIRE_THROWS_WITH(t.run(sinit_ins("4294967296", "4294967296", "1")),
+                      Catch::Contains("dimensions=[4294967296x4294967296] vs numValues=1"));
+  // SystemDS: NumberFormatException "For input string: "Inf"" (and "nan", "x").
+  REQUIRE_THROWS_WITH(t.run(sinit_ins("3", "2", "1 -2.5e3 NaN Inf -Infinity 0")),
+                      "sinit: value 4 'Inf' is not a number (Java's Double.parseDouble forms, "
+                      "e.g. 1, -2.5e3, NaN, Infinity)");
+  for (const char* bad : {"nan", "x", "1e", "0x1", "1.2.3", ".", "+", "1ee2", "1fd"})
+    REQUIRE_THROWS_WITH(t.run(sinit_ins("1", "2", std::string("5 ") + bad)),
+                        Catch::Contains(std::string("value 2 '") + bad + "' is not a number"));
+  // The count is checked before the values, as SystemDS does.
+  REQUIRE_THROWS_WITH(t.run(sinit_ins("2", "2", "x")), Catch::Contains("numValues=1"));
+  REQUIRE_THROWS_WITH(t.run(sinit_ins("two", "2", "1 2 3 4")),
+                      Catch::Contains("sinit rows must be a number, got 'two'"));
+  REQUIRE_THROWS_WITH(t.run("CP°sinit°2°2°1000°1 2 3 4°x·SCALAR·FP64"),
+                      Catch::Contains("sinit expects a matrix output, got x·SCALAR·FP64"));
+  REQUIRE_THROWS_AS(t.run("CP°sinit°2°2°1 2 3 4°X·MATRIX·FP64"), dmlrt::ParseError);
 }

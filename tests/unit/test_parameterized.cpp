@@ -188,3 +188,64 @@ TEST_CASE("toString: SystemDS's print(toString(A)) layouts", "[parameterized]") 
   REQUIRE_THROWS_WITH(t.run("CP°toString°decimal=-1°target=B°s·SCALAR·STRING"),
                       Catch::Contains("toString: decimal must be in [0, 340], got -1"));
 }
+
+TEST_CASE("lowertri and uppertri: every diag/values form on square and non-square inputs",
+          "[parameterized]") {
+  const bool sp = GENERATE(false, true);
+  TestContext t;
+  // (3, 4): every row holds a nonzero, so both formats give the same masks.
+  t.set_matrix("X", block_of(sp, 3, 4, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}));
+  t.run("CP°lowertri°diag=true°values=true°target=X°Y·MATRIX·FP64");
+  DMLRT_REQUIRE_CLOSE(t.matrix("Y"), 3, 4, {1, 0, 0, 0, 5, 6, 0, 0, 9, 10, 11, 0});
+  t.run("CP°lowertri°diag=false°values=true°target=X°Y·MATRIX·FP64");
+  DMLRT_REQUIRE_CLOSE(t.matrix("Y"), 3, 4, {0, 0, 0, 0, 5, 0, 0, 0, 9, 10, 0, 0});
+  t.run("CP°lowertri°diag=true°values=false°target=X°Y·MATRIX·FP64");
+  DMLRT_REQUIRE_CLOSE(t.matrix("Y"), 3, 4, {1, 0, 0, 0, 1, 1, 0, 0, 1, 1, 1, 0});
+  t.run("CP°uppertri°diag=true°values=true°target=X°Y·MATRIX·FP64");
+  DMLRT_REQUIRE_CLOSE(t.matrix("Y"), 3, 4, {1, 2, 3, 4, 0, 6, 7, 8, 0, 0, 11, 12});
+  t.run("CP°uppertri°diag=false°values=false°target=X°Y·MATRIX·FP64");
+  DMLRT_REQUIRE_CLOSE(t.matrix("Y"), 3, 4, {0, 1, 1, 1, 0, 0, 1, 1, 0, 0, 0, 1});
+  // Parameters in any order; missing diag/values are false (Boolean.parseBoolean(null)).
+  t.run("CP°uppertri°target=X°Y·MATRIX·FP64");
+  DMLRT_REQUIRE_CLOSE(t.matrix("Y"), 3, 4, {0, 1, 1, 1, 0, 0, 1, 1, 0, 0, 0, 1});
+  // Tall (4, 2): rows below the last column keep the whole row (lower) or nothing (upper).
+  t.set_matrix("T", block_of(sp, 4, 2, {1, 2, 3, 4, 5, 6, 7, 8}));
+  t.run("CP°lowertri°diag=false°values=true°target=T°Y·MATRIX·FP64");
+  DMLRT_REQUIRE_CLOSE(t.matrix("Y"), 4, 2, {0, 0, 3, 0, 5, 6, 7, 8});
+  t.run("CP°uppertri°diag=true°values=false°target=T°Y·MATRIX·FP64");
+  DMLRT_REQUIRE_CLOSE(t.matrix("Y"), 4, 2, {1, 1, 0, 1, 0, 0, 0, 0});
+}
+
+// SystemDS 3.4: print(toString(upper.tri(target=X, diag=TRUE, values=FALSE))) of a sparse X with
+// empty rows masks only its nonempty rows; an all-zero X gives zeros in either format.
+TEST_CASE("lowertri/uppertri values=false follow SystemDS on empty rows and empty inputs",
+          "[parameterized]") {
+  TestContext t;
+  const std::vector<double> v = {0, 0, 0, 0, 5, 0, 0, 0, 0};
+  t.set_matrix("S", sparse_of(3, 3, v));
+  t.run("CP°uppertri°diag=true°values=false°target=S°Y·MATRIX·FP64");
+  DMLRT_REQUIRE_CLOSE(t.matrix("Y"), 3, 3, {0, 0, 0, 0, 1, 1, 0, 0, 0});
+  t.set_matrix("D", dense_of(3, 3, v));
+  t.run("CP°uppertri°diag=true°values=false°target=D°Y·MATRIX·FP64");
+  DMLRT_REQUIRE_CLOSE(t.matrix("Y"), 3, 3, {1, 1, 1, 0, 1, 1, 0, 0, 1});
+  for (const MatrixBlock& e : {MatrixBlock::dense(2, 3), MatrixBlock::empty_sparse(2, 3)}) {
+    t.set_matrix("E", e);
+    t.run("CP°lowertri°diag=true°values=false°target=E°Y·MATRIX·FP64");
+    DMLRT_REQUIRE_CLOSE(t.matrix("Y"), 2, 3, {0, 0, 0, 0, 0, 0});
+  }
+  t.set_matrix("Z", MatrixBlock::dense(0, 4));
+  t.run("CP°lowertri°diag=true°values=true°target=Z°Y·MATRIX·FP64");
+  CHECK(t.matrix("Y").rows() == 0);
+  CHECK(t.matrix("Y").cols() == 4);
+}
+
+TEST_CASE("lowertri/uppertri parse errors name the instruction", "[parameterized]") {
+  TestContext t;
+  t.set_matrix("X", dense_of(2, 2, {1, 2, 3, 4}));
+  CHECK_THROWS_WITH(t.run("CP°lowertri°diag=true°values=true°Y·MATRIX·FP64"),
+                    Catch::Contains("lowertri: missing parameter 'target'"));
+  CHECK_THROWS_WITH(t.run("CP°uppertri°diag=true°target=X°s·SCALAR·FP64"),
+                    Catch::Contains("uppertri output must be a MATRIX, got SCALAR"));
+  CHECK_THROWS_WITH(t.run("CP°uppertri°diag°target=X°Y·MATRIX·FP64"),
+                    Catch::Contains("uppertri: field 'diag' is not name=value"));
+}

@@ -359,3 +359,21 @@ TEST_CASE("^2 and *2 accept SystemDS's literal second operand", "[unary]") {
   t.run("GPU°*2°X·MATRIX·FP64°2·SCALAR·INT64·true°W·MATRIX·FP64");
   DMLRT_REQUIRE_CLOSE(t.matrix("W"), 2, 2, {2.0, -4.0, 1.0, 6.0});
 }
+
+TEST_CASE("isna is SystemDS's isNaN on dense, CSR and scalar inputs", "[unary]") {
+  const bool sp = GENERATE(false, true);
+  TestContext t;
+  const MatrixBlock x = dmlrt::test::block_of(sp, 2, 3, {0, kNaN, kInf, -kInf, 0, kNaN});
+  t.set_matrix("X", x);
+  t.run("CP°isna°X·MATRIX·FP64°Y·MATRIX·FP64°2");
+  DMLRT_REQUIRE_CLOSE(t.matrix("Y"), 2, 3, {0, 1, 0, 0, 0, 1});
+  CHECK(t.matrix("Y").equals(run_matrix("isnan", x)));
+  // Sparse-safe: an all-zero CSR input stays empty.
+  t.set_matrix("E", MatrixBlock::empty_sparse(3, 4));
+  t.run("CP°isna°E·MATRIX·FP64°Z·MATRIX·FP64°2");
+  CHECK(t.matrix("Z").nnz() == 0);
+  t.run("CP°isna°NaN·SCALAR·FP64·true°b·SCALAR·BOOLEAN°2");
+  CHECK(t.scalar("b").to_bool());
+  t.run("CP°isna°Infinity·SCALAR·FP64·true°b·SCALAR·BOOLEAN°2");
+  CHECK_FALSE(t.scalar("b").to_bool());
+}
