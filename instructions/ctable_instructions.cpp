@@ -68,7 +68,9 @@ CtableInstruction::Dim CtableInstruction::split_dim(const std::string& f) const 
 void CtableInstruction::check(Shapes& shapes) const {
   if (expand_) {
     const Dims v = shapes.dims(seq_left_ ? in_[1] : in_[0]);
-    DMLRT_REQUIRE(!v.known() || v.rows == seq_len_, ShapeError,
+    // seq(1, -1): the plan did not know nrow(v) (SystemDS recompiles it at run time); the
+    // sequence then has one element per row of v, whatever v turns out to be.
+    DMLRT_REQUIRE(seq_len_ < 0 || !v.known() || v.rows == seq_len_, ShapeError,
                   "ctableexpand: invalid input sizes for table(seq(1, "
                       << seq_len_ << "), v): v is " << kernels::dims_string(v.rows, v.cols));
     return;

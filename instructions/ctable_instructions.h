@@ -33,7 +33,7 @@ class CtableInstruction final : public Instruction {
   bool ignore_zeros_ = false;
   bool expand_ = false;   // ctableexpand
   bool seq_left_ = true;  // ctableexpand: in_[0] is the sequence, else in_[1]
-  int64_t seq_len_ = 0;   // ctableexpand: m of seq(1, m)
+  int64_t seq_len_ = 0;   // ctableexpand: m of seq(1, m); -1 (unknown) = nrow(v)
 };
 
 }  // namespace dmlrt::inst

@@ -117,6 +117,18 @@ Operand Instruction::operand(size_t i) const {
   }
 }
 
+std::map<std::string, std::string> Instruction::named_fields(size_t first, size_t last) const {
+  std::map<std::string, std::string> out;
+  for (size_t i = first; i < last; ++i) {
+    const std::string& f = field(i);
+    const size_t eq = f.find('=');
+    DMLRT_REQUIRE(eq != std::string::npos && eq > 0, ParseError,
+                  where() << ": " << opcode() << ": field '" << f << "' is not name=value");
+    out[f.substr(0, eq)] = f.substr(eq + 1);
+  }
+  return out;
+}
+
 void Instruction::expect_fields(size_t min, size_t max) const {
   const size_t n = text_.fields.size();
   if (n >= min && n <= max) return;

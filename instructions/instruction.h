@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -132,6 +133,9 @@ class Instruction {
   size_t num_fields() const { return text_.fields.size(); }
   const std::string& field(size_t i) const;
   Operand operand(size_t i) const;
+  // Fields [first, last) in SystemDS's `name=value` layout of parameterized builtins, by name;
+  // throws ParseError naming the field that is not one.
+  std::map<std::string, std::string> named_fields(size_t first, size_t last) const;
   // Throws ParseError "expected N..M fields, got K" naming the instruction.
   void expect_fields(size_t min, size_t max) const;
   void expect_fields(size_t n) const { expect_fields(n, n); }

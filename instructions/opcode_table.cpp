@@ -12,6 +12,7 @@
 #include "instructions/control_instructions.h"
 #include "instructions/ctable_instructions.h"
 #include "instructions/datagen_instructions.h"
+#include "instructions/distribution_instructions.h"
 #include "instructions/dnn_batchnorm_instructions.h"
 #include "instructions/dnn_conv_instructions.h"
 #include "instructions/dnn_lstm_instructions.h"
@@ -19,10 +20,12 @@
 #include "instructions/eigen_instruction.h"
 #include "instructions/function_call_instruction.h"
 #include "instructions/indexing_instructions.h"
+#include "instructions/linalg_instructions.h"
 #include "instructions/matmult_instructions.h"
 #include "instructions/nary_instructions.h"
 #include "instructions/out_of_scope.h"
 #include "instructions/parameterized_instructions.h"
+#include "instructions/quaternary_instructions.h"
 #include "instructions/reorg_instructions.h"
 #include "instructions/solve_instruction.h"
 #include "instructions/sort_instructions.h"
@@ -97,6 +100,12 @@ const std::vector<OpcodeEntry> kTable = {
     {"n*", construct<NaryInstruction>, "nary"},
     {"nmin", construct<NaryInstruction>, "nary"},
     {"nmax", construct<NaryInstruction>, "nary"},
+    // quaternary (quaternary_instructions.h)
+    {"wsloss", construct<QuaternaryInstruction>, "quaternary"},
+    {"wdivmm", construct<QuaternaryInstruction>, "quaternary"},
+    {"wcemm", construct<QuaternaryInstruction>, "quaternary"},
+    {"wsigmoid", construct<QuaternaryInstruction>, "quaternary"},
+    {"wumm", construct<QuaternaryInstruction>, "quaternary"},
     // ternary (ternary_instructions.h)
     {"ifelse", construct<TernaryInstruction>, "ternary", true},
     {"+*", construct<TernaryInstruction>, "ternary", true},
@@ -131,6 +140,7 @@ const std::vector<OpcodeEntry> kTable = {
     {"softmax", construct<UnaryInstruction>, "unary", true},
     {"isnan", construct<UnaryInstruction>, "unary", true},
     {"isinf", construct<UnaryInstruction>, "unary", true},
+    {"sprop", construct<UnaryInstruction>, "unary", true},
     {"isna", construct<UnaryInstruction>, "unary", true},
     {"urowcumk+", construct<UnaryInstruction>, "unary"},
     // aggregates (aggregate_instructions.h)
@@ -180,14 +190,24 @@ const std::vector<OpcodeEntry> kTable = {
     // linear algebra (solve_instruction.h, eigen_instruction.h)
     {"solve", construct<SolveInstruction>, "solve", true},
     {"eigen", construct<EigenInstruction>, "eigen"},
+    // LAPACK linear algebra (linalg_instructions.h)
+    {"inverse", construct<LinalgInstruction>, "linalg"},
+    {"cholesky", construct<LinalgInstruction>, "linalg"},
+    {"det", construct<LinalgInstruction>, "linalg"},
+    {"lu", construct<LinalgInstruction>, "linalg"},
+    {"qr", construct<LinalgInstruction>, "linalg"},
+    {"svd", construct<LinalgInstruction>, "linalg"},
     // parameterized builtins (parameterized_instructions.h), table() (ctable_instructions.h)
     {"replace", construct<ParameterizedInstruction>, "parameterized"},
     {"contains", construct<ParameterizedInstruction>, "parameterized"},
     {"rexpand", construct<ParameterizedInstruction>, "parameterized"},
     {"groupedagg", construct<ParameterizedInstruction>, "parameterized"},
     {"tostring", construct<ParameterizedInstruction>, "parameterized"},
+    {"cdf", construct<DistributionInstruction>, "parameterized"},
+    {"invcdf", construct<DistributionInstruction>, "parameterized"},
     {"lowertri", construct<ParameterizedInstruction>, "parameterized", true},
     {"uppertri", construct<ParameterizedInstruction>, "parameterized", true},
+    {"rmempty", construct<ParameterizedInstruction>, "parameterized"},
     {"ctable", construct<CtableInstruction>, "ctable"},
     {"ctableexpand", construct<CtableInstruction>, "ctable"},
     // sorting and order statistics (sort_instructions.h), statistics (stats_instructions.h)

@@ -34,17 +34,13 @@ ParameterizedInstruction::ParameterizedInstruction(InstructionText t) : Instruct
     kind_ = Kind::kToString;
   else if (op == "lowertri" || op == "uppertri")
     kind_ = Kind::kTriangle;
+  else if (op == "rmempty")
+    kind_ = Kind::kRmEmpty;
   else
     DMLRT_FAIL(NotSupported, "parameterized builtin '" << op << "' is not supported");
   DMLRT_REQUIRE(num_fields() >= 2, ParseError,
                 where() << ": " << opcode() << " expects name=value fields and an output");
-  for (size_t i = 0; i + 1 < num_fields(); ++i) {
-    const std::string& f = field(i);
-    const size_t eq = f.find('=');
-    DMLRT_REQUIRE(eq != std::string::npos && eq > 0, ParseError,
-                  where() << ": " << opcode() << ": field '" << f << "' is not name=value");
-    params_[f.substr(0, eq)] = f.substr(eq + 1);
-  }
+  params_ = named_fields(0, num_fields() - 1);
   out_ = operand(num_fields() - 1);
   require("target");
   switch (kind_) {
@@ -71,6 +67,14 @@ ParameterizedInstruction::ParameterizedInstruction(InstructionText t) : Instruct
                             << "' (sum, count, mean, variance, centralmoment)");
       if (fn_ == cpu::GroupAggFn::kCentralMoment) require("order");
       break;
+    case Kind::kRmEmpty: {
+      require("margin");
+      const std::string& margin = params_.at("margin");
+      DMLRT_REQUIRE(
+          margin == "rows" || margin == "cols", ParseError,
+          where() << ": rmempty: margin must be 'rows' or 'cols', got '" << margin << "'");
+      break;
+    }
     case Kind::kToString:
     // diag and values default to false, as SystemDS's Boolean.parseBoolean of a missing value.
     case Kind::kTriangle:
@@ -84,6 +88,18 @@ ParameterizedInstruction::ParameterizedInstruction(InstructionText t) : Instruct
 }
 
 void ParameterizedInstruction::check(Shapes& shapes) const {
+  if (kind_ == Kind::kRmEmpty && params_.count("select")) {
+    const bool rows = params_.at("margin") == "rows";
+    const Dims t = shapes.dims(matrix_param(params_.at("target")));
+    const Dims s = shapes.dims(matrix_param(params_.at("select")));
+    const int64_t len = rows ? t.rows : t.cols;
+    DMLRT_REQUIRE(len < 0 || !s.known() || s.rows * s.cols == len, ShapeError,
+                  "rmempty: select must have one cell per target "
+                      << (rows ? "row" : "column") << ", got target "
+                      << kernels::dims_string(t.rows, t.cols) << " and select "
+                      << kernels::dims_string(s.rows, s.cols));
+    return;
+  }
   if (kind_ != Kind::kGroupedAgg) return;
   const Dims t = shapes.dims(matrix_param(params_.at("target")));
   const Dims g = shapes.dims(matrix_param(params_.at("groups")));
@@ -131,6 +147,13 @@ void ParameterizedInstruction::run_cpu(ExecutionContext& ec) {
                     cpu::extract_triangular(*target, opcode() == "lowertri",
                                             flag(ec, "diag", false), flag(ec, "values", false)));
       return;
+    case Kind::kRmEmpty: {
+      std::shared_ptr<const kernels::MatrixBlock> select;
+      if (params_.count("select")) select = ec.matrix(params_.at("select"));
+      ec.set_matrix(out_.name, cpu::remove_empty(*target, params_.at("margin") == "rows",
+                                                 flag(ec, "empty.return", true), select.get()));
+      return;
+    }
     case Kind::kGroupedAgg: {
       auto groups = ec.matrix(params_.at("groups"));
       std::shared_ptr<const kernels::MatrixBlock> weights;

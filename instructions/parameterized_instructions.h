@@ -2,7 +2,8 @@
 // (reference/systemds-format.md §3): replace (target, pattern, replacement), contains (target,
 // pattern -> BOOLEAN), rexpand (target, max, dir, cast, ignore) and groupedagg (target, groups,
 // fn, [weights], [order], [ngroups]) — aggregate() — and toString (target, rows, cols, decimal,
-// sparse, sep, linesep -> STRING), lowertri / uppertri (target, diag, values). `k=` is accepted and
+// sparse, sep, linesep -> STRING), lowertri / uppertri (target, diag, values), rmempty (target,
+// margin, [select], empty.return; bRmEmptyBC is a Spark hint, ignored). `k=` is accepted and
 // ignored. Kernels:
 // kernels/cpu/parameterized; lowertri / uppertri also run on the GPU (parameterized_gpu.cpp,
 // kernels/cuda/triangle).
@@ -21,6 +22,7 @@ class ParameterizedInstruction final : public Instruction {
   explicit ParameterizedInstruction(InstructionText t);
 
   // groupedagg: groups is a column vector with one row per target row, weights target's shape.
+  // rmempty: select has one cell per target row (margin=rows) or column.
   void check(Shapes& shapes) const override;
 
   // lowertri / uppertri only.
@@ -38,7 +40,7 @@ class ParameterizedInstruction final : public Instruction {
   double number(ExecutionContext& ec, const std::string& name) const;
   bool flag(ExecutionContext& ec, const std::string& name, bool dflt) const;
 
-  enum class Kind { kReplace, kContains, kRexpand, kGroupedAgg, kToString, kTriangle };
+  enum class Kind { kReplace, kContains, kRexpand, kGroupedAgg, kToString, kTriangle, kRmEmpty };
   Kind kind_ = Kind::kReplace;
   std::map<std::string, std::string> params_;
   Operand out_;

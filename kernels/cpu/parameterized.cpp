@@ -322,4 +322,96 @@ MatrixBlock extract_triangular(const MatrixBlock& in, bool lower, bool diag, boo
   return out;
 }
 
+MatrixBlock remove_empty(const MatrixBlock& in, bool rows, bool empty_return,
+                         const MatrixBlock* select) {
+  const int64_t m = in.rows(), n = in.cols();
+  const int64_t len = rows ? m : n;  // rows (columns) the flags cover
+  const int64_t in_nnz = in.nnz();
+  const int64_t min_len = empty_return ? 1 : 0;
+  if (select == nullptr && in_nnz == 0)
+    return rows ? MatrixBlock::empty_sparse(min_len, n) : MatrixBlock::empty_sparse(m, min_len);
+  std::vector<char> keep(static_cast<size_t>(len), 0);
+  if (select != nullptr) {
+    DMLRT_REQUIRE(select->size() == len, ShapeError,
+                  "rmempty: select must have one cell per target "
+                      << (rows ? "row" : "column") << " (" << len << "), got "
+                      << select->shape_string() << " for target " << in.shape_string());
+    const int64_t sel_nnz = select->nnz();
+    if (sel_nnz == len) return in;  // keeps everything: SystemDS passes the target through
+    const int64_t sc = select->cols();
+    if (select->is_sparse()) {
+      const auto& rp = select->row_ptr();
+      const auto& ci = select->col_idx();
+      const auto& sv = select->csr_values();
+      for (int64_t r = 0; r < select->rows(); ++r)
+        for (int64_t p = rp[r]; p < rp[r + 1]; ++p)
+          if (sv[p] != 0.0) keep[static_cast<size_t>(r * sc + ci[p])] = 1;
+    } else {
+      const auto& sv = select->dense_values();
+      for (int64_t i = 0; i < len; ++i) keep[static_cast<size_t>(i)] = sv[i] != 0.0;
+    }
+  } else if (in.is_sparse()) {
+    const auto& rp = in.row_ptr();
+    const auto& ci = in.col_idx();
+    const auto& v = in.csr_values();
+    for (int64_t r = 0; r < m; ++r)
+      for (int64_t p = rp[r]; p < rp[r + 1]; ++p)
+        if (v[p] != 0.0) keep[static_cast<size_t>(rows ? r : ci[p])] = 1;
+  } else {
+    const double* a = in.dense_data();
+    for (int64_t r = 0; r < m; ++r)
+      for (int64_t c = 0; c < n; ++c)
+        if (a[r * n + c] != 0.0) keep[static_cast<size_t>(rows ? r : c)] = 1;
+  }
+  // New index of every kept row/column; -1 for dropped ones.
+  std::vector<int64_t> to(static_cast<size_t>(len), -1);
+  int64_t k = 0;
+  for (int64_t i = 0; i < len; ++i)
+    if (keep[static_cast<size_t>(i)]) to[static_cast<size_t>(i)] = k++;
+  const int64_t out_len = std::max(k, min_len);
+  const int64_t om = rows ? out_len : m, on = rows ? n : out_len;
+  if (in_nnz == 0) return MatrixBlock::empty_sparse(om, on);
+  MatrixBlock out;
+  if (in.is_sparse()) {
+    const auto& rp = in.row_ptr();
+    const auto& ci = in.col_idx();
+    const auto& v = in.csr_values();
+    std::vector<int64_t> orp(static_cast<size_t>(om + 1), 0);
+    std::vector<int32_t> oci;
+    std::vector<double> ov;
+    int64_t orow = 0;
+    for (int64_t r = 0; r < m; ++r) {
+      if (rows && to[static_cast<size_t>(r)] < 0) continue;
+      for (int64_t p = rp[r]; p < rp[r + 1]; ++p) {
+        const int64_t c = rows ? ci[p] : to[static_cast<size_t>(ci[p])];
+        if (c < 0 || v[p] == 0.0) continue;
+        oci.push_back(static_cast<int32_t>(c));
+        ov.push_back(v[p]);
+      }
+      orp[static_cast<size_t>(++orow)] = static_cast<int64_t>(ov.size());
+    }
+    // rows: an empty_return row past the kept ones stays empty
+    for (int64_t r = orow + 1; r <= om; ++r) orp[static_cast<size_t>(r)] = orp[orow];
+    out = MatrixBlock::csr(om, on, std::move(orp), std::move(oci), std::move(ov));
+  } else {
+    check_host_alloc("rmempty", om, on, sizeof(double));
+    std::vector<double> ov(static_cast<size_t>(om * on), 0.0);  // (om, on) row-major
+    const double* a = in.dense_data();
+    for (int64_t r = 0; r < m; ++r) {
+      if (rows) {
+        const int64_t t = to[static_cast<size_t>(r)];
+        if (t >= 0) std::copy(a + r * n, a + (r + 1) * n, ov.begin() + t * n);
+      } else {
+        for (int64_t c = 0; c < n; ++c) {
+          const int64_t t = to[static_cast<size_t>(c)];
+          if (t >= 0) ov[static_cast<size_t>(r * on + t)] = a[r * n + c];
+        }
+      }
+    }
+    out = MatrixBlock::dense(om, on, std::move(ov));
+  }
+  out.examine_format();
+  return out;
+}
+
 }  // namespace dmlrt::kernels::cpu

@@ -32,6 +32,15 @@ MatrixBlock rexpand(const MatrixBlock& in, double max, bool rows_dir, bool cast,
 // here (see Note [Triangle masks of empty rows]).
 MatrixBlock extract_triangular(const MatrixBlock& in, bool lower, bool diag, bool values);
 
+// removeEmpty(target, margin, select, empty.return) as LibMatrixReorg.rmempty: (m, n) -> (k, n)
+// keeping the rows (rows=true) or columns holding a nonzero (NaN counts), in order. `select`
+// (optional, m cells for rows / n for cols, any shape, read row-major) keeps the rows/columns
+// whose select cell is nonzero instead. k == 0 becomes 1 (an all-zero row/column) when
+// `empty_return`, else the result has 0 rows/columns. An all-zero target without select skips
+// the scan: (1 or 0, n). A select that keeps everything returns the target unchanged.
+MatrixBlock remove_empty(const MatrixBlock& in, bool rows, bool empty_return,
+                         const MatrixBlock* select);
+
 enum class GroupAggFn { kSum, kCount, kMean, kVariance, kCentralMoment };
 // "sum" "count" "mean" "variance" "centralmoment"; false for anything else.
 bool group_agg_fn_from_name(const std::string& name, GroupAggFn* fn);

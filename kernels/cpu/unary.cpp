@@ -86,6 +86,8 @@ double apply_unary(UnaryOp op, double x) {
     // SystemDS's is.na is its isNaN (Builtin ISNA): a matrix holds no other kind of NA.
     case UnaryOp::kIsNa:
       return std::isnan(x) ? 1.0 : 0.0;
+    // SystemDS's optimizer fuses X * (1 - X) into sprop (Builtin SPROP, the sample proportion).
+    case UnaryOp::kSprop: return x * (1.0 - x);
   }
   return x;
 }

@@ -21,7 +21,8 @@ namespace dmlrt::kernels::cpu {
               X(kTanh, "tanh", true) X(kAsin, "asin", true) X(kAcos, "acos", false)              \
                   X(kAtan, "atan", true) X(kSign, "sign", true) X(kSigmoid, "sigmoid", false)    \
                       X(kNot, "!", false) X(kSquare, "^2", true) X(kTimes2, "*2", true)          \
-                          X(kIsNan, "isnan", true) X(kIsInf, "isinf", true) X(kIsNa, "isna", true)
+                          X(kIsNan, "isnan", true) X(kIsInf, "isinf", true) X(kIsNa, "isna", true) \
+                              X(kSprop, "sprop", true)
 
 enum class UnaryOp {
 #define DMLRT_UNARY_ENUM(name, opcode, sparse_safe) name,

@@ -115,6 +115,8 @@ __device__ __forceinline__ T unary_cell(T x) {
     return isinf(x) ? T(1) : T(0);
   else if constexpr (Op == UnaryOp::kIsNa)
     return isnan(x) ? T(1) : T(0);
+  else if constexpr (Op == UnaryOp::kSprop)
+    return x * (T(1) - x);
   else
     static_assert(Op == UnaryOp::kExp, "a unary op without a device value (see DMLRT_UNARY_OPS)");
 }

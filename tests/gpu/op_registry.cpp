@@ -120,7 +120,8 @@ void add_binary(std::vector<OpSample>& s) {
 void add_unary(std::vector<OpSample>& s) {
   const char* const cellwise[] = {"exp",  "log",  "abs",  "sqrt",    "round", "floor", "ceil",
                                   "sin",  "cos",  "tan",  "sinh",    "cosh",  "tanh",  "asin",
-                                  "acos", "atan", "sign", "sigmoid", "!",     "^2",    "*2"};
+                                  "acos", "atan", "sign", "sigmoid", "!",     "^2",    "*2",
+                                  "sprop"};
   for (const char* op : cellwise) {
     const std::string o = op;
     s.push_back({op, o, OpFamily::kUnary, [o](int64_t r, int64_t c) {

@@ -50,6 +50,16 @@ TEST_CASE("ctableexpand: SystemDS's table(seq(1, 5), v)", "[ctable]") {
               "·true°-1·true°T·MATRIX·FP64°false°2"),
         Catch::Contains("invalid input sizes for table(seq(1, 4), v): v is 5x1"));
   }
+  SECTION("seq(1, -1): a plan with unknown nrow(v) uses v's rows") {
+    t.run("CP°ctableexpand°seq(1, -1)·SCALAR·STRING·true°v·MATRIX·FP64°1.0·SCALAR·FP64·true°-1·"
+          "true°-1·true°T·MATRIX·FP64°false°2");
+    DMLRT_REQUIRE_CLOSE(t.matrix("T"), 5, 5, {0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0,
+                                              0, 0, 0, 0, 1, 1, 0, 0, 0, 0});
+    t.run("CP°ctableexpand°v·MATRIX·FP64°seq(1, -1)·SCALAR·STRING·true°1.0·SCALAR·FP64·true°-1·"
+          "true°-1·true°T·MATRIX·FP64°false");
+    DMLRT_REQUIRE_CLOSE(t.matrix("T"), 5, 5, {0, 1, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0,
+                                              0, 0, 0, 0, 0, 0, 0, 0, 1, 0});
+  }
   SECTION("NaN is skipped") {
     t.set_matrix("n", dense_of(2, 1, {kNaN, 2}));
     t.run("CP°ctableexpand°seq(1, 2)·SCALAR·STRING·true°n·MATRIX·FP64°1.0·SCALAR·FP64·true°-1"

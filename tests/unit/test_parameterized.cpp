@@ -9,6 +9,7 @@
 #include "common/compare.h"
 #include "common/fake_services.h"
 #include "gpu_context/error.h"
+#include "kernels/cpu/parameterized.h"
 
 using dmlrt::inst::ScalarValue;
 using dmlrt::kernels::MatrixBlock;
@@ -248,4 +249,73 @@ TEST_CASE("lowertri/uppertri parse errors name the instruction", "[parameterized
                     Catch::Contains("uppertri output must be a MATRIX, got SCALAR"));
   CHECK_THROWS_WITH(t.run("CP°uppertri°diag°target=X°Y·MATRIX·FP64"),
                     Catch::Contains("uppertri: field 'diag' is not name=value"));
+}
+
+// removeEmpty (rmempty) as LibMatrixReorg.rmempty, the shapes checked against SystemDS 3.4 runs
+// (conformance case param_rmempty).
+TEST_CASE("rmempty: rows/cols, select, empty.return on dense, CSR and all-zero inputs",
+          "[parameterized]") {
+  const bool sp = GENERATE(false, true);
+  TestContext t;
+  // rows 2 and 4 and column 2 are empty; a NaN alone keeps row 3 / column 3
+  t.set_matrix("X", block_of(sp, 4, 3, {1, 0, 2, 0, 0, 0, 0, 0, kNaN, 0, 0, 0}));
+  SECTION("empty rows and columns") {
+    t.run("CP°rmempty°margin=rows°empty.return=true°target=X°bRmEmptyBC=false°Y·MATRIX·FP64");
+    const MatrixBlock y = t.matrix("Y");
+    REQUIRE(y.rows() == 2);
+    CHECK(y.get(0, 2) == 2);
+    CHECK(std::isnan(y.get(1, 2)));
+    t.run("CP°rmempty°margin=cols°empty.return=false°target=X°bRmEmptyBC=false°Y·MATRIX·FP64");
+    REQUIRE(t.matrix("Y").cols() == 2);
+    CHECK(t.matrix("Y").get(0, 1) == 2);
+  }
+  SECTION("select keeps the rows/columns of its nonzero cells, in any vector shape") {
+    t.set_matrix("s", dense_of(4, 1, {0, 3, 0, -1}));
+    t.run("CP°rmempty°margin=rows°select=s°empty.return=true°target=X°Y·MATRIX·FP64");
+    DMLRT_REQUIRE_CLOSE(t.matrix("Y"), 2, 3, {0, 0, 0, 0, 0, 0});
+    t.set_matrix("c", sparse_of(3, 1, {1, 0, 1}));
+    t.run("CP°rmempty°margin=cols°select=c°empty.return=true°target=X°Y·MATRIX·FP64");
+    REQUIRE(t.matrix("Y").cols() == 2);
+    CHECK(t.matrix("Y").get(0, 1) == 2);
+  }
+  SECTION("an all-zero select: 1 (empty.return) or 0 rows/columns of zeros") {
+    t.set_matrix("z", dense_of(1, 3, {0, 0, 0}));
+    t.run("CP°rmempty°margin=cols°select=z°empty.return=true°target=X°Y·MATRIX·FP64");
+    DMLRT_REQUIRE_CLOSE(t.matrix("Y"), 4, 1, {0, 0, 0, 0});
+    t.run("CP°rmempty°margin=cols°select=z°empty.return=false°target=X°Y·MATRIX·FP64");
+    CHECK(t.matrix("Y").rows() == 4);
+    CHECK(t.matrix("Y").cols() == 0);
+  }
+  SECTION("an all-ones select passes the target through") {
+    t.set_matrix("o", dense_of(4, 1, {1, 1, 1, 1}));
+    t.run("CP°rmempty°margin=rows°select=o°empty.return=false°target=X°Y·MATRIX·FP64");
+    REQUIRE(t.matrix("Y").rows() == 4);
+  }
+  SECTION("all-zero target: 1 x n / m x 1, or 0 x n / m x 0 without empty.return") {
+    t.set_matrix("E", block_of(sp, 3, 2, {0, 0, 0, 0, 0, 0}));
+    t.run("CP°rmempty°margin=rows°empty.return=true°target=E°Y·MATRIX·FP64");
+    DMLRT_REQUIRE_CLOSE(t.matrix("Y"), 1, 2, {0, 0});
+    t.run("CP°rmempty°margin=cols°empty.return=true°target=E°Y·MATRIX·FP64");
+    DMLRT_REQUIRE_CLOSE(t.matrix("Y"), 3, 1, {0, 0, 0});
+    t.run("CP°rmempty°margin=rows°empty.return=false°target=E°Y·MATRIX·FP64");
+    CHECK(t.matrix("Y").rows() == 0);
+    CHECK(t.matrix("Y").cols() == 2);
+  }
+  SECTION("errors") {
+    t.set_matrix("s", dense_of(3, 1, {1, 0, 1}));
+    CHECK_THROWS_WITH(
+        t.run("CP°rmempty°margin=rows°select=s°empty.return=true°target=X°Y·MATRIX·FP64"),
+        Catch::Contains("rmempty: select must have one cell per target row, got target 4x3 "
+                        "and select 3x1"));
+    CHECK_THROWS_WITH(t.run("CP°rmempty°margin=diag°empty.return=true°target=X°Y·MATRIX·FP64"),
+                      Catch::Contains("rmempty: margin must be 'rows' or 'cols', got 'diag'"));
+    CHECK_THROWS_WITH(t.run("CP°rmempty°empty.return=true°target=X°Y·MATRIX·FP64"),
+                      Catch::Contains("rmempty: missing parameter 'margin'"));
+    // the kernel's own guard, for callers that skip the instruction's check()
+    const MatrixBlock x = dense_of(2, 2, {1, 0, 0, 1});
+    const MatrixBlock s3 = dense_of(1, 3, {1, 0, 1});
+    CHECK_THROWS_WITH(dmlrt::kernels::cpu::remove_empty(x, false, true, &s3),
+                      Catch::Contains("rmempty: select must have one cell per target column (2), "
+                                      "got 1x3 dense for target 2x2 dense"));
+  }
 }

@@ -1,0 +1,13 @@
+import numpy as np, os
+os.makedirs("in", exist_ok=True)
+def save(name, A):
+    A = np.atleast_2d(A)
+    np.savetxt("in/" + name + ".csv", A, delimiter=",", fmt="%.6g")
+    with open("in/" + name + ".csv.mtd", "w") as f:
+        f.write('{"data_type": "matrix", "value_type": "double", "rows": %d, "cols": %d, "format": "csv", "header": false, "sep": ","}\n' % A.shape)
+rng = np.random.default_rng(108)
+Z = rng.normal(size=(50, 5)) * [5, 3, 2, 1, 0.5]
+Q, _ = np.linalg.qr(rng.normal(size=(5, 5)))
+X = np.round(Z @ Q.T + [1, 2, 3, 4, 5], 4)
+# a sixth, all-zero column that removeEmpty drops at run time
+save("X", np.hstack([X[:, :3], np.zeros((50, 1)), X[:, 3:]]))
