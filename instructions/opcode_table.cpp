@@ -32,6 +32,7 @@
 #include "instructions/stats_instructions.h"
 #include "instructions/ternary_instructions.h"
 #include "instructions/unary_instructions.h"
+#include "instructions/unique_instructions.h"
 #include "instructions/variable_instructions.h"
 
 namespace dmlrt::inst {
@@ -214,6 +215,9 @@ const std::vector<OpcodeEntry> kTable = {
     {"rsort", construct<RsortInstruction>, "sort"},
     {"qsort", construct<QsortInstruction>, "sort"},
     {"qpick", construct<QpickInstruction>, "sort"},
+    {"unique", construct<UniqueInstruction>, "unique"},
+    {"uniquer", construct<UniqueInstruction>, "unique"},
+    {"uniquec", construct<UniqueInstruction>, "unique"},
     {"cov", construct<CovInstruction>, "stats"},
     {"cm", construct<CentralMomentInstruction>, "stats"},
     {"tak+*", construct<TernaryAggInstruction>, "stats"},

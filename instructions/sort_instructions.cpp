@@ -41,16 +41,23 @@ QsortInstruction::QsortInstruction(InstructionText t) : Instruction(std::move(t)
   expect_fields(2, 4);
   size_t n = num_fields();
   if (n >= 3 && is_integer_text(field(n - 1))) --n;  // trailing k
-  DMLRT_REQUIRE(n == 2, NotSupported,
-                where() << ": qsort with weights (weighted median/quantile) is not supported");
+  DMLRT_REQUIRE(n == 2 || n == 3, ParseError,
+                where() << ": qsort takes `values[°weights]°out[°k]`");
   in_ = operand(0);
-  out_ = operand(1);
-  DMLRT_REQUIRE(in_.is_matrix() && out_.is_matrix(), ParseError,
-                where() << ": qsort needs a matrix input and output");
+  if (n == 3) weights_ = operand(1);
+  out_ = operand(n - 1);
+  DMLRT_REQUIRE(in_.is_matrix() && out_.is_matrix() && (n == 2 || weights_.is_matrix()), ParseError,
+                where() << ": qsort needs matrix values, weights and output");
 }
 
 void QsortInstruction::run_cpu(ExecutionContext& ec) {
-  ec.set_matrix(out_.name, cpu::sort_values(*ec.matrix(in_)));
+  // Unweighted: the sorted column; weighted: SystemDS's (value, weight) table (k, 2). qpick
+  // tells them apart by their column count.
+  if (weights_.name.empty()) {
+    ec.set_matrix(out_.name, cpu::sort_values(*ec.matrix(in_)));
+  } else {
+    ec.set_matrix(out_.name, cpu::sort_weighted(*ec.matrix(in_), *ec.matrix(weights_)));
+  }
 }
 
 // --- qpick ---
@@ -65,11 +72,11 @@ QpickInstruction::QpickInstruction(InstructionText t) : Instruction(std::move(t)
   DMLRT_REQUIRE(type_at >= 2, ParseError,
                 where() << ": qpick: missing operation type (VALUEPICK, RANGEPICK, MEDIAN, IQM)");
   type_ = field(type_at);
-  DMLRT_REQUIRE(type_ != "IQM", NotSupported, where() << ": qpick IQM is not supported");
   in_ = operand(0);
   out_ = operand(type_at - 1);
-  if (type_ == "MEDIAN") {
-    DMLRT_REQUIRE(type_at == 2, ParseError, where() << ": qpick MEDIAN takes `sorted°out`");
+  if (type_ == "MEDIAN" || type_ == "IQM") {
+    DMLRT_REQUIRE(type_at == 2, ParseError,
+                  where() << ": qpick " << type_ << " takes `sorted°out`");
   } else {
     DMLRT_REQUIRE(type_at == 3, ParseError,
                   where() << ": qpick " << type_ << " takes `sorted°q°out`");
@@ -79,10 +86,10 @@ QpickInstruction::QpickInstruction(InstructionText t) : Instruction(std::move(t)
 
 void QpickInstruction::check(Shapes& shapes) const {
   const Dims sorted = shapes.dims(in_);
-  DMLRT_REQUIRE(sorted.cols < 0 || sorted.cols == 1, NotSupported,
-                "qpick: weighted quantiles (a " << kernels::dims_string(sorted.rows, sorted.cols)
-                                                << " sorted input) are not supported");
-  if (type_ == "MEDIAN" || !q_.is_matrix()) return;
+  DMLRT_REQUIRE(sorted.cols < 0 || sorted.cols == 1 || sorted.cols == 2, ShapeError,
+                "qpick: expects qsort's output (m x 1, or m x 2 with weights), got "
+                    << kernels::dims_string(sorted.rows, sorted.cols));
+  if (type_ == "MEDIAN" || type_ == "IQM" || !q_.is_matrix()) return;
   const Dims q = shapes.dims(q_);
   DMLRT_REQUIRE(q.cols < 0 || q.cols == 1, ShapeError,
                 "qpick: multiple quantiles must be a column vector, got "
@@ -91,19 +98,28 @@ void QpickInstruction::check(Shapes& shapes) const {
 
 void QpickInstruction::run_cpu(ExecutionContext& ec) {
   auto sorted = ec.matrix(in_);
+  if (type_ == "IQM") {
+    ec.set_scalar(out_.name, ScalarValue::fp64(cpu::inter_quartile_mean(*sorted)));
+    return;
+  }
+  // A weighted table (k, 2): SystemDS averages for the median and a scalar quantile (the
+  // table's length is even) but not for a vector of quantiles.
+  const bool weighted = sorted->cols() == 2;
+  auto pick = [&](double q, bool average) {
+    return weighted ? cpu::pick_weighted_value(*sorted, q, average)
+                    : cpu::pick_value(*sorted, q, average);
+  };
   if (type_ == "MEDIAN") {
-    ec.set_scalar(out_.name, ScalarValue::fp64(cpu::pick_value(*sorted, 0.5)));
+    ec.set_scalar(out_.name, ScalarValue::fp64(pick(0.5, true)));
   } else if (q_.is_matrix()) {
     auto q = ec.matrix(q_);
     std::vector<double> v(static_cast<size_t>(q->rows()));
-    for (int64_t i = 0; i < q->rows(); ++i)
-      v[static_cast<size_t>(i)] = cpu::pick_value(*sorted, q->get(i, 0));
+    for (int64_t i = 0; i < q->rows(); ++i) v[static_cast<size_t>(i)] = pick(q->get(i, 0), false);
     kernels::MatrixBlock out = kernels::MatrixBlock::dense(q->rows(), 1, std::move(v));
     out.examine_format();
     ec.set_matrix(out_.name, std::move(out));
   } else {
-    ec.set_scalar(out_.name,
-                  ScalarValue::fp64(cpu::pick_value(*sorted, ec.scalar(q_).to_double())));
+    ec.set_scalar(out_.name, ScalarValue::fp64(pick(ec.scalar(q_).to_double(), true)));
   }
 }
 

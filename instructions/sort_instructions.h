@@ -1,7 +1,7 @@
 // Sorting and order statistics: rsort (order()) `M°by°decreasing°indexreturn°out[°k]` with `by` a
-// scalar column or a matrix of columns; qsort `M°out[°k]` (sorted column for median/quantile);
-// qpick `sorted°q°out°VALUEPICK|RANGEPICK°inmem` and `sorted°out°MEDIAN°inmem`. Weighted
-// quantiles (qsort with a weight vector) and IQM throw NotSupported. Scalar results are FP64
+// scalar column or a matrix of columns; qsort `M[°W]°out[°k]` (the sorted column, or with
+// weights SystemDS's (value, weight) table); qpick `sorted°q°out°VALUEPICK|RANGEPICK°inmem` and
+// `sorted°out°MEDIAN|IQM°inmem` on either. Scalar results are FP64
 // whatever value type the plan declares (SystemDS declares STRING). CPU only (kernels/cpu/sort).
 #pragma once
 
@@ -28,7 +28,7 @@ class QsortInstruction final : public Instruction {
  private:
   void run_cpu(ExecutionContext& ec) override;
 
-  Operand in_, out_;
+  Operand in_, weights_, out_;  // weights_ unnamed without weights
 };
 
 class QpickInstruction final : public Instruction {
@@ -40,7 +40,7 @@ class QpickInstruction final : public Instruction {
  private:
   void run_cpu(ExecutionContext& ec) override;
 
-  std::string type_;  // VALUEPICK, RANGEPICK or MEDIAN
+  std::string type_;  // VALUEPICK, RANGEPICK, MEDIAN or IQM
   Operand in_, q_, out_;
 };
 

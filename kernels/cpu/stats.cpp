@@ -65,12 +65,25 @@ double central_moment(const MatrixBlock& x, const MatrixBlock* w, int order) {
   DMLRT_REQUIRE(x.cols() == 1, ShapeError,
                 "cm: central moments can be computed only on column vectors, got "
                     << dims_string(x.rows(), x.cols()));
-  DMLRT_REQUIRE(order >= 2 && order <= 4, RuntimeError,
-                "cm: order must be 2, 3 or 4, got " << order);
+  DMLRT_REQUIRE(order == 0 || (order >= 2 && order <= 4), RuntimeError,
+                "cm: order must be 0 (mean), 2, 3 or 4, got " << order);
   const int64_t m = x.rows();
   if (w) require_column("cm", *w, m, "the weights");
   const std::vector<double> xv = dense_copy(x);
   const std::vector<double> wv = w ? dense_copy(*w) : std::vector<double>(static_cast<size_t>(m), 1.0);
+  if (order == 0) {
+    // mean(X, W): SystemDS's running update (CM MEAN), the first cell taken as is.
+    if (m == 0) return 0.0;
+    KahanSum mean;
+    mean.sum = xv[0];
+    double sw = wv[0];
+    for (int64_t i = 1; i < m; ++i) {
+      const double nw = sw + wv[i];
+      mean.add(wv[i] * (xv[i] - mean.sum) / nw);
+      sw = nw;
+    }
+    return mean.sum;
+  }
   KahanSum sw, sx;
   for (int64_t i = 0; i < m; ++i) {
     sw.add(wv[i]);

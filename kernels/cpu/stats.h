@@ -12,7 +12,7 @@ namespace dmlrt::kernels::cpu {
 double covariance(const MatrixBlock& x, const MatrixBlock& y, const MatrixBlock* w);
 
 // Central moment of order 2..4 of x (m, 1): sum w (x-mean)^order / sum w (population form, as
-// SystemDS's cm()); w may be null.
+// SystemDS's cm()); w may be null. Order 0 is the weighted mean (mean(X, W) compiles to cm 0).
 double central_moment(const MatrixBlock& x, const MatrixBlock* w, int order);
 
 // One input of the ternary aggregates: a matrix or a scalar broadcast to every cell.

@@ -47,7 +47,7 @@ TEST_CASE("cov and cm", "[stats]") {
                         Catch::Contains("cov: the second input must be a column vector of 2 rows, "
                                         "got 3x1"));
     REQUIRE_THROWS_WITH(t.run("CP°cm°z·MATRIX·FP64°5·SCALAR·INT64·true°m·SCALAR·FP64°2"),
-                        Catch::Contains("cm: order must be 2, 3 or 4, got 5"));
+                        Catch::Contains("cm: order must be 0 (mean), 2, 3 or 4, got 5"));
   }
 }
 
