@@ -17,10 +17,10 @@ class BinaryInstruction final : public Instruction {
   explicit BinaryInstruction(InstructionText t);
 
   void check(Shapes& shapes) const override;
-  // Matrix-matrix and matrix-scalar forms run on the GPU; scalar-scalar and xor (no device kernel
-  // yet) stay on the CPU.
+  // Matrix-matrix and matrix-scalar forms run on the GPU; scalar-scalar forms, xor and the
+  // bitwise ops (no device kernel yet) stay on the CPU.
   bool has_gpu_impl() const override {
-    return (in1_.is_matrix() || in2_.is_matrix()) && op_ != kernels::cpu::BinaryOp::kXor;
+    return (in1_.is_matrix() || in2_.is_matrix()) && !kernels::cpu::binary_op_cpu_only(op_);
   }
 
  private:

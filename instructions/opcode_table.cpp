@@ -22,6 +22,7 @@
 #include "instructions/indexing_instructions.h"
 #include "instructions/linalg_instructions.h"
 #include "instructions/matmult_instructions.h"
+#include "instructions/meta_instructions.h"
 #include "instructions/nary_instructions.h"
 #include "instructions/out_of_scope.h"
 #include "instructions/parameterized_instructions.h"
@@ -96,6 +97,11 @@ const std::vector<OpcodeEntry> kTable = {
     {"1-*", construct<BinaryInstruction>, "binary", true},
     {"-nz", construct<BinaryInstruction>, "binary", true},
     {"xor", construct<BinaryInstruction>, "binary"},
+    {"bitwand", construct<BinaryInstruction>, "binary"},
+    {"bitwor", construct<BinaryInstruction>, "binary"},
+    {"bitwxor", construct<BinaryInstruction>, "binary"},
+    {"bitwshiftl", construct<BinaryInstruction>, "binary"},
+    {"bitwshiftr", construct<BinaryInstruction>, "binary"},
     // n-ary cell-wise: chains of + and *, min/max of 3+ arguments (nary_instructions.h)
     {"n+", construct<NaryInstruction>, "nary"},
     {"n*", construct<NaryInstruction>, "nary"},
@@ -143,6 +149,8 @@ const std::vector<OpcodeEntry> kTable = {
     {"isinf", construct<UnaryInstruction>, "unary", true},
     {"sprop", construct<UnaryInstruction>, "unary", true},
     {"isna", construct<UnaryInstruction>, "unary", true},
+    {"plogp", construct<UnaryInstruction>, "unary", true},
+    {"log_nz", construct<UnaryInstruction>, "unary", true},
     {"urowcumk+", construct<UnaryInstruction>, "unary"},
     // aggregates (aggregate_instructions.h)
     {"ua+", construct<AggregateInstruction>, "aggregate", true},
@@ -181,6 +189,9 @@ const std::vector<OpcodeEntry> kTable = {
     {"rshape", construct<ReshapeInstruction>, "reorg", true},
     {"rdiag", construct<DiagInstruction>, "reorg", true},
     {"rev", construct<ReverseInstruction>, "reorg", true},
+    {"roll", construct<RollInstruction>, "reorg"},
+    {"time", construct<TimeInstruction>, "meta"},
+    {"exists", construct<ExistsInstruction>, "meta"},
     // indexing (indexing_instructions.h)
     {"rightindex", construct<RightIndexInstruction>, "indexing", true},
     {"leftindex", construct<LeftIndexInstruction>, "indexing", true},

@@ -76,6 +76,18 @@ void ReverseInstruction::run_cpu(ExecutionContext& ec) {
   ec.set_matrix(out_.name, kernels::cpu::reverse_rows(*ec.matrix(in_)));
 }
 
+RollInstruction::RollInstruction(InstructionText t) : ReorgInstruction(std::move(t)) {
+  expect_fields(3, 4);
+  parse_in_out(0, 2);
+  shift_ = operand(1);
+  DMLRT_REQUIRE(shift_.is_scalar(), ParseError,
+                where() << ": roll expects a scalar shift operand, got " << shift_.to_string());
+}
+
+void RollInstruction::run_cpu(ExecutionContext& ec) {
+  ec.set_matrix(out_.name, kernels::cpu::roll_rows(*ec.matrix(in_), long_value(ec.scalar(shift_))));
+}
+
 DiagInstruction::DiagInstruction(InstructionText t) : ReorgInstruction(std::move(t)) {
   expect_fields(2, 3);
   parse_in_out(0, 1);

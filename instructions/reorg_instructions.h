@@ -1,4 +1,4 @@
-// Reorganisation instructions r' rshape rdiag rev (SystemDS layouts, reference/systemds-format.md
+// Reorganisation instructions r' rshape rdiag rev roll (SystemDS layouts, reference/systemds-format.md
 // §3): one matrix input, one matrix output. Parsing, shape rules and CPU runs (kernels/cpu/reorg)
 // in reorg_instructions.cpp; GPU runs in reorg_gpu.cpp (kernels/cuda/{reorg,csr_ops}; CSR inputs of
 // r', rev and rdiag stay sparse there, rshape densifies them).
@@ -11,7 +11,7 @@
 
 namespace dmlrt::inst {
 
-// Base of the four reorg instructions; every one has a GPU run (dense kernels, CSR where noted).
+// Base of the reorg instructions; all but roll have a GPU run (dense kernels, CSR where noted).
 class ReorgInstruction : public Instruction {
  public:
   bool has_gpu_impl() const override { return true; }
@@ -43,6 +43,18 @@ class ReverseInstruction final : public ReorgInstruction {
  private:
   void run_cpu(ExecutionContext& ec) override;
   DMLRT_RUN_GPU;
+};
+
+// roll in shift out [k]: rows rolled down by `shift` (mod rows; negative rolls up). CPU only.
+class RollInstruction final : public ReorgInstruction {
+ public:
+  explicit RollInstruction(InstructionText t);
+  bool has_gpu_impl() const override { return false; }
+
+ private:
+  void run_cpu(ExecutionContext& ec) override;
+
+  Operand shift_;
 };
 
 // rdiag in out [k]: column vector -> diagonal matrix, square matrix -> diagonal as a column.

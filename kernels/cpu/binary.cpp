@@ -45,6 +45,21 @@ double java_pow(double x, double y) {
   return std::pow(x, y);
 }
 
+// UtilFunctions.toInt, which SystemDS's Bitw* ops apply to double operands: truncation toward zero
+// after an epsilon nudge of |v|, then Java's (int) cast (saturating, NaN -> 0). The ops compute
+// in 32 bits; a shift count is taken mod 32 as Java's int shifts do.
+int32_t java_to_int(double v) {
+  const double t = (v > 0.0 ? 1.0 : (v < 0.0 ? -1.0 : 0.0)) * std::floor(std::fabs(v) + kDoubleEps);
+  if (std::isnan(t)) return 0;
+  if (t >= 2147483647.0) return std::numeric_limits<int32_t>::max();
+  if (t <= -2147483648.0) return std::numeric_limits<int32_t>::min();
+  return static_cast<int32_t>(t);
+}
+double java_int_shl(double x, double y) {
+  return static_cast<int32_t>(static_cast<uint32_t>(java_to_int(x)) << (java_to_int(y) & 31));
+}
+double java_int_shr(double x, double y) { return java_to_int(x) >> (java_to_int(y) & 31); }
+
 bool truthy(double v) { return v != 0.0; }  // NaN counts as true, as in Java's `v != 0`
 
 // One cell of Op; a template so that the dense loops below are instantiated per op instead of
@@ -89,6 +104,16 @@ inline double cell(double x, double y) {
     return 1.0 - x * y;
   else if constexpr (Op == BinaryOp::kXor)
     return truthy(x) != truthy(y) ? 1.0 : 0.0;
+  else if constexpr (Op == BinaryOp::kBitwAnd)
+    return java_to_int(x) & java_to_int(y);
+  else if constexpr (Op == BinaryOp::kBitwOr)
+    return java_to_int(x) | java_to_int(y);
+  else if constexpr (Op == BinaryOp::kBitwXor)
+    return java_to_int(x) ^ java_to_int(y);
+  else if constexpr (Op == BinaryOp::kBitwShiftL)
+    return java_int_shl(x, y);
+  else if constexpr (Op == BinaryOp::kBitwShiftR)
+    return java_int_shr(x, y);
   else
     return x != 0.0 ? x - y : 0.0;  // kMinusNz
 }
@@ -138,6 +163,16 @@ decltype(auto) with_op(BinaryOp op, F&& f) {
       return f(OpTag<BinaryOp::kMinus1Mult>{});
     case BinaryOp::kXor:
       return f(OpTag<BinaryOp::kXor>{});
+    case BinaryOp::kBitwAnd:
+      return f(OpTag<BinaryOp::kBitwAnd>{});
+    case BinaryOp::kBitwOr:
+      return f(OpTag<BinaryOp::kBitwOr>{});
+    case BinaryOp::kBitwXor:
+      return f(OpTag<BinaryOp::kBitwXor>{});
+    case BinaryOp::kBitwShiftL:
+      return f(OpTag<BinaryOp::kBitwShiftL>{});
+    case BinaryOp::kBitwShiftR:
+      return f(OpTag<BinaryOp::kBitwShiftR>{});
     case BinaryOp::kMinusNz:
       break;
   }
@@ -364,6 +399,11 @@ bool binary_op_from_opcode(const std::string& opcode, BinaryOp* op) {
       {"min", BinaryOp::kMin},     {"max", BinaryOp::kMax}, {"1-*", BinaryOp::kMinus1Mult},
       {"-nz", BinaryOp::kMinusNz},
       {"xor", BinaryOp::kXor},
+      {"bitwand", BinaryOp::kBitwAnd},
+      {"bitwor", BinaryOp::kBitwOr},
+      {"bitwxor", BinaryOp::kBitwXor},
+      {"bitwshiftl", BinaryOp::kBitwShiftL},
+      {"bitwshiftr", BinaryOp::kBitwShiftR},
   };
   for (const auto& e : kOps) {
     if (opcode == e.name) {

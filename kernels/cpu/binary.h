@@ -32,7 +32,16 @@ enum class BinaryOp {
   kMinus1Mult,  // 1-*: 1 - x*y
   kMinusNz,     // -nz: x != 0 ? x - y : 0
   kXor,         // xor: (x != 0) != (y != 0)
+  // bitwAnd bitwOr bitwXor bitwShiftL bitwShiftR: on the operands cast to Java int (see binary.cpp)
+  kBitwAnd,
+  kBitwOr,
+  kBitwXor,
+  kBitwShiftL,
+  kBitwShiftR,
 };
+
+// xor and the bitwise ops (kXor on, kept last) have no device kernel: they run on the CPU only.
+constexpr bool binary_op_cpu_only(BinaryOp op) { return op >= BinaryOp::kXor; }
 
 // The op of a SystemDS opcode ("+", "min", "1-*", ...); false when `opcode` is none of them.
 bool binary_op_from_opcode(const std::string& opcode, BinaryOp* op);

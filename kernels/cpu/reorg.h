@@ -23,4 +23,8 @@ MatrixBlock diag(const MatrixBlock& in);
 // (m, n) -> (m, n) with the rows in reverse order (DML's rev).
 MatrixBlock reverse_rows(const MatrixBlock& in);
 
+// (m, n) -> (m, n) with row i moved to row (i + shift) mod m (DML's roll; a negative shift rolls
+// up). Keeps the input's format.
+MatrixBlock roll_rows(const MatrixBlock& in, int64_t shift);
+
 }  // namespace dmlrt::kernels::cpu

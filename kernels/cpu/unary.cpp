@@ -88,6 +88,9 @@ double apply_unary(UnaryOp op, double x) {
       return std::isnan(x) ? 1.0 : 0.0;
     // SystemDS's optimizer fuses X * (1 - X) into sprop (Builtin SPROP, the sample proportion).
     case UnaryOp::kSprop: return x * (1.0 - x);
+    // 0 * log(0) and log(0) are taken as 0 (SystemDS Builtin PLOGP / LOG_NZ), keeping sparsity
+    case UnaryOp::kPlogp: return x == 0.0 ? 0.0 : x * std::log(x);
+    case UnaryOp::kLogNz: return x == 0.0 ? 0.0 : std::log(x);
   }
   return x;
 }

@@ -22,7 +22,8 @@ namespace dmlrt::kernels::cpu {
                   X(kAtan, "atan", true) X(kSign, "sign", true) X(kSigmoid, "sigmoid", false)    \
                       X(kNot, "!", false) X(kSquare, "^2", true) X(kTimes2, "*2", true)          \
                           X(kIsNan, "isnan", true) X(kIsInf, "isinf", true) X(kIsNa, "isna", true) \
-                              X(kSprop, "sprop", true)
+                              X(kSprop, "sprop", true) X(kPlogp, "plogp", true)          \
+                                  X(kLogNz, "log_nz", true)
 
 enum class UnaryOp {
 #define DMLRT_UNARY_ENUM(name, opcode, sparse_safe) name,

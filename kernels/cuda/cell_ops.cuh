@@ -117,6 +117,10 @@ __device__ __forceinline__ T unary_cell(T x) {
     return isnan(x) ? T(1) : T(0);
   else if constexpr (Op == UnaryOp::kSprop)
     return x * (T(1) - x);
+  else if constexpr (Op == UnaryOp::kPlogp)
+    return x == T(0) ? T(0) : x * log(x);
+  else if constexpr (Op == UnaryOp::kLogNz)
+    return x == T(0) ? T(0) : log(x);
   else
     static_assert(Op == UnaryOp::kExp, "a unary op without a device value (see DMLRT_UNARY_OPS)");
 }

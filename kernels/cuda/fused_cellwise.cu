@@ -64,7 +64,7 @@ constexpr int kFusedThreads = 256;
 // scalar number.
 constexpr int kOpBits = 5, kArgShift = 12, kArgBits = 6, kArgScalar = 32;
 constexpr uint32_t kSlotMask = 31;
-static_assert(static_cast<int>(BinaryOp::kXor) < (1 << kOpBits) &&
+static_assert(static_cast<int>(BinaryOp::kBitwShiftR) < (1 << kOpBits) &&
                   cpu::kUnaryOpCount <= (1 << kOpBits),
               "an op number must fit a step's op bits");
 static_assert(kFusedMaxSteps + kFusedMaxInputs <= 32 && kFusedMaxScalars <= 32,
@@ -125,7 +125,7 @@ __device__ __forceinline__ void with_binary(uint8_t op, F&& f) {
     DMLRT_CASE(kGt) DMLRT_CASE(kLe) DMLRT_CASE(kGe) DMLRT_CASE(kAnd) DMLRT_CASE(kOr)
     DMLRT_CASE(kMin) DMLRT_CASE(kMax) DMLRT_CASE(kMinus1Mult) DMLRT_CASE(kMinusNz)
 #undef DMLRT_CASE
-    default: break;  // kXor: never fused (no device kernel)
+    default: break;  // kXor and the bitwise ops: never fused (no device kernel)
   }
 }
 

@@ -118,10 +118,10 @@ void add_binary(std::vector<OpSample>& s) {
 // cumulative scans.
 
 void add_unary(std::vector<OpSample>& s) {
-  const char* const cellwise[] = {"exp",  "log",  "abs",  "sqrt",    "round", "floor", "ceil",
-                                  "sin",  "cos",  "tan",  "sinh",    "cosh",  "tanh",  "asin",
-                                  "acos", "atan", "sign", "sigmoid", "!",     "^2",    "*2",
-                                  "sprop"};
+  const char* const cellwise[] = {"exp",  "log",  "abs",  "sqrt",  "round", "floor",
+                                  "ceil", "sin",  "cos",  "tan",   "sinh",  "cosh",
+                                  "tanh", "asin", "acos", "atan",  "sign",  "sigmoid",
+                                  "!",    "^2",   "*2",   "sprop", "plogp", "log_nz"};
   for (const char* op : cellwise) {
     const std::string o = op;
     s.push_back({op, o, OpFamily::kUnary, [o](int64_t r, int64_t c) {

@@ -208,3 +208,28 @@ TEST_CASE("reorg operand errors", "[reorg]") {
   REQUIRE_THROWS_WITH(t.run("CP°rev°X·MATRIX·FP64"),
                       Catch::Contains("rev expects 2 to 3 operand fields, got 1"));
 }
+
+TEST_CASE("roll rolls rows down by the shift on dense and CSR", "[reorg]") {
+  for (const bool sparse : {false, true}) {
+    TestContext t;
+    t.set_matrix("X", x34(sparse));
+    t.set_scalar("k", dmlrt::inst::ScalarValue::int64(-4));
+    t.run("CP°roll°X·MATRIX·FP64°1·SCALAR·INT64·true°Y·MATRIX·FP64°2");
+    DMLRT_REQUIRE_CLOSE(t.matrix("Y"), dense_of(3, 4, {9, 10, 11, 12, 1, 2, 3, 4, 5, 6, 7, 8}));
+    // -4 mod 3 rolls up by one, as SystemDS's roll(X, -4).
+    t.run("CP°roll°X·MATRIX·FP64°k·SCALAR·INT64·false°Z·MATRIX·FP64°2");
+    DMLRT_REQUIRE_CLOSE(t.matrix("Z"), dense_of(3, 4, {5, 6, 7, 8, 9, 10, 11, 12, 1, 2, 3, 4}));
+  }
+  TestContext t;
+  t.set_matrix("E", MatrixBlock::dense(0, 3, 0.0));
+  t.run("CP°roll°E·MATRIX·FP64°2·SCALAR·INT64·true°Y·MATRIX·FP64");
+  REQUIRE(t.matrix("Y").rows() == 0);
+}
+
+TEST_CASE("roll operand errors", "[reorg]") {
+  TestContext t;
+  REQUIRE_THROWS_WITH(t.run("CP°roll°X·MATRIX·FP64°S·MATRIX·FP64°Y·MATRIX·FP64°2"),
+                      Catch::Contains("roll expects a scalar shift operand, got S·MATRIX·FP64"));
+  REQUIRE_THROWS_WITH(t.run("CP°roll°X·MATRIX·FP64°Y·MATRIX·FP64"),
+                      Catch::Contains("roll expects 3 to 4 operand fields, got 2"));
+}
