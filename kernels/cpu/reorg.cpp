@@ -187,44 +187,14 @@ MatrixBlock diag(const MatrixBlock& in) {
   return out;
 }
 
-MatrixBlock reverse_rows(const MatrixBlock& in) {
+namespace {
+
+// Output row i is input row src_row(i) (a permutation of the rows), in the input's format.
+template <typename SrcRow>
+MatrixBlock permute_rows(const MatrixBlock& in, SrcRow src_row) {
   const int64_t m = in.rows(), n = in.cols();
   if (!in.is_sparse()) {
     MatrixBlock out = MatrixBlock::dense(m, n, 0.0);  // (m, n) row-major
-    const double* a = in.dense_data();
-    double* b = out.dense_data();
-    for (int64_t i = 0; i < m; ++i) std::copy(a + (m - 1 - i) * n, a + (m - i) * n, b + i * n);
-    out.examine_format();
-    return out;
-  }
-  const auto& rp = in.row_ptr();
-  const auto& ci = in.col_idx();
-  const auto& v = in.csr_values();
-  std::vector<int64_t> row_ptr(static_cast<size_t>(m + 1), 0);
-  std::vector<int32_t> col_idx;
-  std::vector<double> values;
-  col_idx.reserve(v.size());
-  values.reserve(v.size());
-  for (int64_t i = 0; i < m; ++i) {
-    const int64_t src = m - 1 - i;
-    col_idx.insert(col_idx.end(), ci.begin() + rp[src], ci.begin() + rp[src + 1]);
-    values.insert(values.end(), v.begin() + rp[src], v.begin() + rp[src + 1]);
-    row_ptr[static_cast<size_t>(i + 1)] = static_cast<int64_t>(values.size());
-  }
-  MatrixBlock out =
-      MatrixBlock::csr(m, n, std::move(row_ptr), std::move(col_idx), std::move(values));
-  out.examine_format();
-  return out;
-}
-
-MatrixBlock roll_rows(const MatrixBlock& in, int64_t shift) {
-  const int64_t m = in.rows(), n = in.cols();
-  if (m == 0) return in;
-  const int64_t s = ((shift % m) + m) % m;
-  // Output row i comes from input row (i - s) mod m.
-  auto src_row = [&](int64_t i) { return (i - s + m) % m; };
-  if (!in.is_sparse()) {
-    MatrixBlock out = MatrixBlock::dense(m, n, 0.0);
     const double* a = in.dense_data();
     double* b = out.dense_data();
     for (int64_t i = 0; i < m; ++i) {
@@ -252,6 +222,21 @@ MatrixBlock roll_rows(const MatrixBlock& in, int64_t shift) {
       MatrixBlock::csr(m, n, std::move(row_ptr), std::move(col_idx), std::move(values));
   out.examine_format();
   return out;
+}
+
+}  // namespace
+
+MatrixBlock reverse_rows(const MatrixBlock& in) {
+  const int64_t m = in.rows();
+  return permute_rows(in, [m](int64_t i) { return m - 1 - i; });
+}
+
+MatrixBlock roll_rows(const MatrixBlock& in, int64_t shift) {
+  const int64_t m = in.rows();
+  if (m == 0) return in;
+  const int64_t s = ((shift % m) + m) % m;
+  // Output row i comes from input row (i - s) mod m.
+  return permute_rows(in, [m, s](int64_t i) { return (i - s + m) % m; });
 }
 
 }  // namespace dmlrt::kernels::cpu
