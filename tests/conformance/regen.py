@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Regenerates the conformance cases from their DML: inputs, captured plan, SystemDS's outputs.
 
-For each case folder under cases/ (or the ones named on the command line) it
+For each case folder under cases/ (or the ones named on the command line: a folder, a case name of
+cases/, or group/name for the builtins/ and nn/ groups; --group G regenerates one whole group) it
   1. runs make_inputs.py if the case has one (python3 + numpy, fixed seeds) to write in/,
   2. captures case.dml with scripts/dml2plan into plan.plan (SystemDS's own compiler),
   3. runs case.dml in SystemDS (singlenode CP) with the same arguments, moves what it writes to
@@ -126,11 +127,17 @@ def regen(case_dir, capture_only=False):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("cases", nargs="*", help="case names or folders (default: all)")
+    ap.add_argument("cases", nargs="*", help="case names (cases/), group/name, or folders (default: cases/)")
+    ap.add_argument("--group", choices=["cases", "builtins", "nn"], help="regenerate every case of a group")
     ap.add_argument("--capture-only", action="store_true", help="only re-capture plan.plan")
     a = ap.parse_args()
-    dirs = [os.path.join(HERE, "cases", c) if not os.path.isdir(c) else c for c in a.cases] or \
-        sorted(d for d in glob.glob(os.path.join(HERE, "cases", "*")) if os.path.isdir(d))
+
+    def folder(c):
+        if os.path.isdir(c):
+            return c
+        return os.path.join(HERE, c) if "/" in c else os.path.join(HERE, "cases", c)
+    dirs = [folder(c) for c in a.cases] or \
+        sorted(d for d in glob.glob(os.path.join(HERE, a.group or "cases", "*")) if os.path.isdir(d))
     ok = all([regen(os.path.abspath(d), a.capture_only) for d in dirs])
     sys.exit(0 if ok else 1)
 
