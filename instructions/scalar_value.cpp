@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "gpu_context/error.h"
+#include "kernels/cpu/java_format.h"
 
 namespace dmlrt::inst {
 namespace {
@@ -168,46 +169,6 @@ ScalarValue ScalarValue::cast_to(ValueType vt) const {
   return *this;
 }
 
-std::string format_double_java(double v) {
-  if (std::isnan(v)) return "NaN";
-  if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
-  if (v == 0.0) return std::signbit(v) ? "-0.0" : "0.0";
-  // Shortest decimal digits that read back to the same double.
-  char buf[40];
-  int prec = 1;
-  for (; prec <= 17; ++prec) {
-    std::snprintf(buf, sizeof buf, "%.*e", prec - 1, v);
-    if (std::strtod(buf, nullptr) == v) break;
-  }
-  // buf = [-]d.ddde[+-]XX ; collect the digits and the exponent.
-  std::string s(buf);
-  const bool neg = s[0] == '-';
-  if (neg) s.erase(0, 1);
-  const size_t epos = s.find('e');
-  const int exp10 = std::atoi(s.c_str() + epos + 1);
-  std::string digits;
-  for (size_t i = 0; i < epos; ++i)
-    if (s[i] != '.') digits += s[i];
-  while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
-
-  std::string out;
-  const double a = std::fabs(v);
-  if (a >= 1e-3 && a < 1e7) {
-    // Plain notation with at least one digit after the point.
-    const int point = exp10 + 1;  // digits before the decimal point
-    if (point <= 0) {
-      out = "0." + std::string(static_cast<size_t>(-point), '0') + digits;
-    } else if (static_cast<size_t>(point) >= digits.size()) {
-      out = digits + std::string(static_cast<size_t>(point) - digits.size(), '0') + ".0";
-    } else {
-      out = digits.substr(0, static_cast<size_t>(point)) + "." +
-            digits.substr(static_cast<size_t>(point));
-    }
-  } else {
-    out = digits.substr(0, 1) + "." + (digits.size() > 1 ? digits.substr(1) : "0") + "E" +
-          std::to_string(exp10);
-  }
-  return neg ? "-" + out : out;
-}
+std::string format_double_java(double v) { return kernels::java_double_string(v); }
 
 }  // namespace dmlrt::inst

@@ -9,6 +9,7 @@
 
 #include "gpu_context/error.h"
 #include "kernels/host_memory.h"
+#include "kernels/cpu/java_format.h"
 #include "kernels/cpu/java_math.h"
 
 namespace dmlrt::kernels::cpu {
@@ -231,16 +232,7 @@ MatrixBlock grouped_aggregate(const MatrixBlock& target, const MatrixBlock& grou
 
 namespace {
 
-std::string format_cell(double v, int decimal) {
-  if (std::isnan(v)) return "NaN";
-  if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
-  // DecimalFormat rounds the exact binary value HALF_EVEN, as glibc's printf does.
-  const int len = std::snprintf(nullptr, 0, "%.*f", decimal, v);
-  std::string s(static_cast<size_t>(len) + 1, '\0');
-  std::snprintf(&s[0], s.size(), "%.*f", decimal, v);
-  s.resize(static_cast<size_t>(len));
-  return s;
-}
+std::string format_cell(double v, int decimal) { return java_fixed_decimal(v, decimal); }
 
 }  // namespace
 

@@ -55,7 +55,7 @@ MatrixBlock grouped_aggregate(const MatrixBlock& target, const MatrixBlock& grou
 
 // toString(target, rows, cols, decimal, sparse, sep, linesep) as SystemDS's DataConverter: the
 // first rows x cols cells (< 0: all), each formatted like java.text.DecimalFormat with exactly
-// `decimal` fraction digits (exact binary value, HALF_EVEN: printf's rounding), NaN/Infinity as
+// `decimal` fraction digits (java_fixed_decimal, kernels/cpu/java_format.h), NaN/Infinity as
 // Double.toString, -0 printed as 0; dense: `v sep v ... linesep` per row; sparse: one
 // `i sep j sep v linesep` (1-based) per nonzero.
 std::string to_string(const MatrixBlock& in, int64_t rows, int64_t cols, int decimal, bool sparse,

@@ -21,8 +21,8 @@ bool parse_double(std::string_view s, double& out);
 // [+-]digits, the whole of `s`, within int64.
 bool parse_int64(std::string_view s, int64_t& out);
 
-// Shortest round-trip decimal in Java's Double.toString layout ("1.0", "0.1", "1.0E-300",
-// "1.23456789E8", "NaN", "-Infinity"); equals inst::format_double_java, through std::to_chars.
+// Java 17's Double.toString ("1.0", "0.1", "1.0E-300", "1.23456789E8", "NaN", "-Infinity"),
+// appended without a temporary string: kernels::append_java_double (kernels/cpu/java_format.h).
 void append_double_java(std::string& out, double v);
 
 std::string_view trim(std::string_view s);  // spaces, tabs, \r at both ends

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "gpu_context/error.h"
+#include "kernels/cpu/java_format.h"
 #include "kernels/host_memory.h"
 #include "runtime/io/io_detail.h"
 
@@ -72,61 +73,7 @@ bool parse_int64(std::string_view s, int64_t& out) {
   return r.ec == std::errc() && r.ptr == end;
 }
 
-void append_double_java(std::string& out, double v) {
-  if (std::isnan(v)) {
-    out += "NaN";
-    return;
-  }
-  if (std::isinf(v)) {
-    out += v > 0 ? "Infinity" : "-Infinity";
-    return;
-  }
-  if (v == 0.0) {
-    out += std::signbit(v) ? "-0.0" : "0.0";
-    return;
-  }
-  // Shortest round-trip digits from to_chars: [-]d[.ddd]e[+-]XX.
-  char buf[64];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
-  const char* p = buf;
-  if (*p == '-') {
-    out += '-';
-    ++p;
-  }
-  char digits[32];
-  int nd = 0;
-  for (; p < r.ptr && *p != 'e'; ++p)
-    if (*p != '.') digits[nd++] = *p;
-  int exp10 = 0;
-  std::from_chars(p + 1 + (p[1] == '+'), r.ptr, exp10);
-  while (nd > 1 && digits[nd - 1] == '0') --nd;
-  const double a = std::fabs(v);
-  if (a >= 1e-3 && a < 1e7) {  // Java's plain-notation range
-    const int point = exp10 + 1;  // digits before the decimal point
-    if (point <= 0) {
-      out += "0.";
-      out.append(static_cast<size_t>(-point), '0');
-      out.append(digits, static_cast<size_t>(nd));
-    } else if (point >= nd) {
-      out.append(digits, static_cast<size_t>(nd));
-      out.append(static_cast<size_t>(point - nd), '0');
-      out += ".0";
-    } else {
-      out.append(digits, static_cast<size_t>(point));
-      out += '.';
-      out.append(digits + point, static_cast<size_t>(nd - point));
-    }
-  } else {
-    out += digits[0];
-    out += '.';
-    if (nd > 1) out.append(digits + 1, static_cast<size_t>(nd - 1));
-    else out += '0';
-    out += 'E';
-    char eb[8];
-    const auto er = std::to_chars(eb, eb + sizeof eb, exp10);
-    out.append(eb, er.ptr);
-  }
-}
+void append_double_java(std::string& out, double v) { kernels::append_java_double(out, v); }
 
 std::string_view trim(std::string_view s) {
   size_t b = 0, e = s.size();

@@ -10,6 +10,10 @@ cases/, or group/name for the builtins/ and nn/ groups; --group G regenerates on
 The capture and the run both happen in the case folder, so file arguments are relative paths
 (in/X.csv, out/B.csv) and are baked into the plan exactly as SystemDS compiles them; the test
 runner (tests/plans/run_plan.py) runs dmlrt in a scratch folder holding in/ and out/.
+The nn/ cases `source("scripts/nn/layers/affine.dml")`: where a sourced path is not a file on
+disk, SystemDS 3.4 (ParserWrapper.readDMLScript) reads it from SystemDS.jar's own scripts/ folder
+(so do the nn scripts' `source("nn/layers/...")`), in the capture and in the run alike. No copy
+of the nn scripts is needed, and the plan holds the compiled functions, so dmlrt needs none.
 
 case.json keys used here (the test runner's keys are in tests/plans/README.md):
   capture_args    ["v1", ...]           -args for SystemDS (capture and run)
@@ -69,7 +73,13 @@ def capture_options(spec):
 def run_systemds(case_dir, spec):
     home = systemds_home()
     cp = os.path.join(home, "SystemDS.jar") + os.pathsep + os.path.join(home, "lib", "*")
+    # SystemDS 3.4's dot products and matrix products sum through the JDK vector API in lanes of
+    # the CPU's preferred width, so the last bits of its results (and the digits it prints) depend
+    # on the machine: -XX:UseAVX=1, 2 and 3 print three different multiLogReg gradient norms.
+    # The width is pinned to AVX2 (4 lanes) and the thread count to 2, so that any x86-64 machine
+    # regenerates the same expectations (docs/deviations.md, "Last digits of floating-point reductions and matrix products").
     cmd = ["java", "--add-modules=jdk.incubator.vector", "-Xmx4g", "-XX:ActiveProcessorCount=2",
+           "-XX:UseAVX=2",
            f"-Dlog4j.configuration=file:{LOG4J}", "-cp", cp, "org.apache.sysds.api.DMLScript",
            "-f", spec.get("sds_dml", "case.dml"), "-exec", "singlenode"]
     if "sds_seed" in spec:
