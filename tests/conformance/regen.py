@@ -77,7 +77,8 @@ def run_systemds(case_dir, spec):
     # the CPU's preferred width, so the last bits of its results (and the digits it prints) depend
     # on the machine: -XX:UseAVX=1, 2 and 3 print three different multiLogReg gradient norms.
     # The width is pinned to AVX2 (4 lanes) and the thread count to 2, so that any x86-64 machine
-    # regenerates the same expectations (docs/deviations.md, "Last digits of floating-point reductions and matrix products").
+    # regenerates the same expectations (docs/deviations.md, "Last digits of floating-point
+    # reductions and matrix products").
     cmd = ["java", "--add-modules=jdk.incubator.vector", "-Xmx4g", "-XX:ActiveProcessorCount=2",
            "-XX:UseAVX=2",
            f"-Dlog4j.configuration=file:{LOG4J}", "-cp", cp, "org.apache.sysds.api.DMLScript",
