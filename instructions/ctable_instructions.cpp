@@ -87,7 +87,10 @@ void CtableInstruction::check(Shapes& shapes) const {
       continue;
     }
     if (!first.known() || !d.known()) continue;
-    DMLRT_REQUIRE(d.rows == first.rows && d.cols == first.cols, ShapeError,
+    // A column vector pairs with a row-vector first input of as many cells (kernels/cpu/ctable).
+    DMLRT_REQUIRE((d.rows == first.rows && d.cols == first.cols) ||
+                      (first.rows == 1 && d.cols == 1 && d.rows == first.cols),
+                  ShapeError,
                   "ctable: inputs must have the same dimensions, got "
                       << kernels::dims_string(first.rows, first.cols) << " and "
                       << kernels::dims_string(d.rows, d.cols));

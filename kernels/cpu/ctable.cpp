@@ -16,7 +16,10 @@ namespace dmlrt::kernels::cpu {
 namespace {
 
 double cell(const CtableArg& x, int64_t r, int64_t c) {
-  return x.matrix ? x.matrix->get(r, c) : x.scalar;
+  if (!x.matrix) return x.scalar;
+  // A column vector paired with a row-vector shape (see ctable()): cell (0, c) is its row c.
+  if (r == 0 && x.matrix->cols() == 1 && c > 0) return x.matrix->get(c, 0);
+  return x.matrix->get(r, c);
 }
 
 // Builds a CSR block from (row, col) -> value, dropping zeros.
@@ -50,8 +53,12 @@ MatrixBlock ctable(const CtableArg& a, const CtableArg& b, const CtableArg& w, i
   const MatrixBlock* shape = a.matrix ? a.matrix : (b.matrix ? b.matrix : w.matrix);
   DMLRT_REQUIRE(shape != nullptr, RuntimeError, "ctable: at least one input must be a matrix");
   const int64_t m = shape->rows(), n = shape->cols();
+  // Note: SystemDS reads the other inputs at the shape's (i, j) by dense linear position, so a
+  // (n, 1) column vector also pairs with a (1, n) row-vector shape (km's table(Is, seq(1, n))).
   for (const CtableArg* x : {&a, &b, &w})
-    DMLRT_REQUIRE(!x->matrix || (x->matrix->rows() == m && x->matrix->cols() == n), ShapeError,
+    DMLRT_REQUIRE(!x->matrix || (x->matrix->rows() == m && x->matrix->cols() == n) ||
+                      (m == 1 && x->matrix->cols() == 1 && x->matrix->rows() == n),
+                  ShapeError,
                   "ctable: inputs must have the same dimensions, got "
                       << dims_string(m, n) << " and "
                       << dims_string(x->matrix->rows(), x->matrix->cols()));

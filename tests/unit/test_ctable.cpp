@@ -111,6 +111,24 @@ TEST_CASE("ctable: counts, weights, dims, NaN and errors", "[ctable]") {
     REQUIRE_THROWS_WITH(t.run("CP°ctable°A·MATRIX·FP64°B·MATRIX·FP64°T·MATRIX·FP64"),
                         Catch::Contains("ctable expects 7 to 8 operand fields, got 3"));
   }
+  SECTION("a (1, n) first input pairs with an (n, 1) column vector (km's table(Is, seq(1, n)))") {
+    // SystemDS reads the column vector by dense linear position: cell (0, j) is its row j.
+    t.set_matrix("R", dense_of(1, 3, {3, 1, 2}));
+    t.set_matrix("S", dense_of(3, 1, {1, 2, 3}));
+    t.run("CP°ctable°R·MATRIX·FP64°S·MATRIX·FP64°1.0·SCALAR·FP64·true°4·true°3·true°T·MATRIX·"
+          "FP64°false°2");
+    DMLRT_REQUIRE_CLOSE(t.matrix("T"), 4, 3, {0, 1, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0});
+    // the other way round, and (n, 1) with (1, m != n), stay shape errors
+    REQUIRE_THROWS_WITH(
+        t.run("CP°ctable°S·MATRIX·FP64°R·MATRIX·FP64°1.0·SCALAR·FP64·true°-1·true°-1·true°T·"
+              "MATRIX·FP64°false°2"),
+        Catch::Contains("ctable: inputs must have the same dimensions, got 3x1 and 1x3"));
+    t.set_matrix("Q", dense_of(2, 1, {1, 2}));
+    REQUIRE_THROWS_WITH(
+        t.run("CP°ctable°R·MATRIX·FP64°Q·MATRIX·FP64°1.0·SCALAR·FP64·true°-1·true°-1·true°T·"
+              "MATRIX·FP64°false°2"),
+        Catch::Contains("ctable: inputs must have the same dimensions, got 1x3 and 2x1"));
+  }
   SECTION("empty inputs give a 0x0 table") {
     t.set_matrix("E", MatrixBlock::dense(0, 1));
     t.run("CP°ctable°E·MATRIX·FP64°E·MATRIX·FP64°1.0·SCALAR·FP64·true°-1·true°-1·true°T·MATRIX·"

@@ -1,0 +1,15 @@
+import numpy as np, os
+os.makedirs("in", exist_ok=True)
+def save(name, A):
+    A = np.atleast_2d(np.asarray(A, dtype=float))
+    with open("in/" + name + ".csv", "w") as f:
+        for row in A:
+            f.write(",".join("NaN" if np.isnan(v) else "%.6g" % v for v in row) + "\n")
+    with open("in/" + name + ".csv.mtd", "w") as f:
+        f.write('{"data_type": "matrix", "value_type": "double", "rows": %d, "cols": %d, "format": "csv", "header": false, "sep": ","}\n' % A.shape)
+rng = np.random.default_rng(420)
+X = rng.integers(1, 4, size=(64, 4))
+e = np.round(rng.uniform(0, 0.2, size=64), 4)
+e[(X[:, 0] == 2) & (X[:, 2] == 3)] += 1
+e[X[:, 1] == 1] += 0.5
+save("X", X); save("e", e.reshape(-1, 1))

@@ -1,0 +1,14 @@
+import numpy as np, os
+os.makedirs("in", exist_ok=True)
+def save(name, A):
+    A = np.atleast_2d(np.asarray(A, dtype=float))
+    with open("in/" + name + ".csv", "w") as f:
+        for row in A:
+            f.write(",".join("NaN" if np.isnan(v) else "%.6g" % v for v in row) + "\n")
+    with open("in/" + name + ".csv.mtd", "w") as f:
+        f.write('{"data_type": "matrix", "value_type": "double", "rows": %d, "cols": %d, "format": "csv", "header": false, "sep": ","}\n' % A.shape)
+rng = np.random.default_rng(417)
+CL = rng.integers(1, 4, size=(60, 1))
+Tr = np.round(CL * 1.5 + rng.normal(size=(60, 3)), 3)
+save("Tr", Tr); save("CL", CL)
+save("Te", np.round(rng.integers(1, 4, size=(15, 1)) * 1.5 + rng.normal(size=(15, 3)), 3))
