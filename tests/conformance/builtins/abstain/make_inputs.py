@@ -1,0 +1,15 @@
+import numpy as np, os
+os.makedirs("in", exist_ok=True)
+def save(name, A):
+    A = np.atleast_2d(A)
+    np.savetxt("in/" + name + ".csv", A, delimiter=",", fmt="%.6g")
+    txt = open("in/" + name + ".csv").read()
+    open("in/" + name + ".csv", "w").write(txt.replace("nan", "NaN"))  # SystemDS reads NaN only
+    with open("in/" + name + ".csv.mtd", "w") as f:
+        f.write('{"data_type": "matrix", "value_type": "double", "rows": %d, "cols": %d, "format": "csv", "header": false, "sep": ","}\n' % A.shape)
+rng = np.random.default_rng(401)
+X = np.round(rng.normal(size=(80, 3)), 4)
+Y = (X @ [2, -1, 1] > 0).astype(float) + 1
+flip = rng.uniform(size=80) < 0.1
+Y[flip] = 3 - Y[flip]
+save("X", X); save("Y", Y[:, None])

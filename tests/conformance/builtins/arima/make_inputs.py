@@ -1,0 +1,14 @@
+import numpy as np, os
+os.makedirs("in", exist_ok=True)
+def save(name, A):
+    A = np.atleast_2d(A)
+    np.savetxt("in/" + name + ".csv", A, delimiter=",", fmt="%.6g")
+    txt = open("in/" + name + ".csv").read()
+    open("in/" + name + ".csv", "w").write(txt.replace("nan", "NaN"))  # SystemDS reads NaN only
+    with open("in/" + name + ".csv.mtd", "w") as f:
+        f.write('{"data_type": "matrix", "value_type": "double", "rows": %d, "cols": %d, "format": "csv", "header": false, "sep": ","}\n' % A.shape)
+rng = np.random.default_rng(404)
+x = np.zeros(60)
+for t in range(2, 60):
+    x[t] = 0.6 * x[t - 1] - 0.2 * x[t - 2] + rng.normal()
+save("X", np.round(x, 4)[:, None])

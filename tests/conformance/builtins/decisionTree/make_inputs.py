@@ -1,0 +1,14 @@
+import numpy as np, os
+os.makedirs("in", exist_ok=True)
+def save(name, A):
+    A = np.atleast_2d(A)
+    np.savetxt("in/" + name + ".csv", A, delimiter=",", fmt="%.6g")
+    txt = open("in/" + name + ".csv").read()
+    open("in/" + name + ".csv", "w").write(txt.replace("nan", "NaN"))  # SystemDS reads NaN only
+    with open("in/" + name + ".csv.mtd", "w") as f:
+        f.write('{"data_type": "matrix", "value_type": "double", "rows": %d, "cols": %d, "format": "csv", "header": false, "sep": ","}\n' % A.shape)
+rng = np.random.default_rng(504)
+n = 80
+X = np.column_stack([rng.integers(1, 6, n), rng.integers(1, 5, n), rng.integers(1, 4, n), rng.integers(1, 3, n)]).astype(float)
+y = ((X[:, 0] >= 3) ^ (X[:, 2] == 2) ^ (rng.uniform(size=n) < 0.1)).astype(float) + 1
+save("X", X); save("y", y[:, None])
