@@ -10,6 +10,7 @@ void rethrow_with_context(const std::exception& e, const std::string& prefix) {
   if (dynamic_cast<const IoError*>(&e)) throw IoError(msg);
   if (dynamic_cast<const OutOfMemory*>(&e)) throw OutOfMemory(msg);
   if (dynamic_cast<const RuntimeError*>(&e)) throw RuntimeError(msg);
+  if (dynamic_cast<const FramesNotSupported*>(&e)) throw FramesNotSupported(msg);
   if (dynamic_cast<const NotSupported*>(&e)) throw NotSupported(msg);
   if (dynamic_cast<const std::bad_alloc*>(&e)) throw OutOfMemory(msg + " (host memory)");
   throw Error(msg);

@@ -54,6 +54,13 @@ class NotSupported : public Error {
   using Error::Error;
 };
 
+// A frame operand, variable or instruction: frames are a later issue. The plan parser turns such a
+// line into one that fails when it runs (Note [Frames in plans], runtime/plan_parser.cpp).
+class FramesNotSupported : public NotSupported {
+ public:
+  using NotSupported::NotSupported;
+};
+
 // A failed call into CUDA or one of its libraries; Status is the library's status enum.
 template <typename Status>
 class LibraryError : public Error {

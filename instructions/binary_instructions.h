@@ -17,11 +17,8 @@ class BinaryInstruction final : public Instruction {
   explicit BinaryInstruction(InstructionText t);
 
   void check(Shapes& shapes) const override;
-  // Matrix-matrix and matrix-scalar forms run on the GPU; scalar-scalar forms, xor and the
-  // bitwise ops (no device kernel yet) stay on the CPU.
-  bool has_gpu_impl() const override {
-    return (in1_.is_matrix() || in2_.is_matrix()) && !kernels::cpu::binary_op_cpu_only(op_);
-  }
+  // Matrix-matrix and matrix-scalar forms run on the GPU; scalar-scalar forms stay on the CPU.
+  bool has_gpu_impl() const override { return in1_.is_matrix() || in2_.is_matrix(); }
 
  private:
   int64_t device_bytes(ExecutionContext& ec) const override;

@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "gpu_context/error.h"
+#include "gpu_context/string_util.h"
 #include "instructions/gpu_placement.h"
 #include "kernels/host_memory.h"
 
@@ -244,6 +245,38 @@ int64_t SeqInstruction::device_bytes(ExecutionContext& ec) const {
 void SeqInstruction::run_cpu(ExecutionContext& ec) {
   const Args a = args(ec);
   ec.set_matrix(out_.name, kernels::cpu::seq_column(a.from, a.to, a.incr));
+}
+
+SampleInstruction::SampleInstruction(InstructionText t) : Instruction(std::move(t)) {
+  expect_fields(6);
+  double range = 0.0, seed = 0.0;
+  DMLRT_REQUIRE(parse_java_double(field(0), &range) && !std::isnan(range), ParseError,
+                where() << ": sample range must be a number, got '" << field(0) << "'");
+  range_ = static_cast<int64_t>(std::fmax(-9.2e18, std::fmin(9.2e18, range)));  // (long) range
+  size_ = operand(1);
+  const std::string replace = to_lower(field(2));
+  DMLRT_REQUIRE(replace == "true" || replace == "false", ParseError,
+                where() << ": sample replace must be true or false, got '" << field(2) << "'");
+  replace_ = replace == "true";
+  DMLRT_REQUIRE(parse_java_double(field(3), &seed) && seed == std::floor(seed), ParseError,
+                where() << ": sample seed must be an integer, got '" << field(3) << "'");
+  seed_ = static_cast<int64_t>(seed);
+  out_ = operand(5);
+  DMLRT_REQUIRE(size_.is_scalar() && out_.is_matrix(), ParseError,
+                where() << ": sample expects a scalar size and a matrix output");
+}
+
+void SampleInstruction::run_cpu(ExecutionContext& ec) {
+  const int64_t size = long_value(ec.scalar(size_));
+  DMLRT_REQUIRE(size >= 0, RuntimeError, "sample: invalid sample size " << size);
+  DMLRT_REQUIRE(range_ > 0 || size == 0, RuntimeError,
+                "sample: invalid population size " << range_ << " for a sample of " << size);
+  // SystemDS's message (LibMatrixDatagen.sample).
+  DMLRT_REQUIRE(replace_ || size <= range_, RuntimeError,
+                "Sample (size=" << size << ") larger than population (size=" << range_
+                                << ") can only be generated with replacement.");
+  const uint64_t seed = seed_ == -1 ? fresh_seed(ec.options().seed) : static_cast<uint64_t>(seed_);
+  ec.set_matrix(out_.name, kernels::cpu::sample_column(range_, size, replace_, seed));
 }
 
 StringInitInstruction::StringInitInstruction(InstructionText t) : Instruction(std::move(t)) {

@@ -64,6 +64,22 @@ class SeqInstruction final : public Instruction {
   Operand from_, to_, incr_, out_;
 };
 
+// sample(range, size, replace, seed): `sample°range°size·S°replace°seed°blen°out`, range a bare
+// number (¶v¶ when it is a variable) read as a long, replace and seed bare. A (size, 1) column of
+// integers in [1, range] (kernels/cpu/random's sample_column); seed -1 draws a fresh seed as rand
+// does. The values need not equal SystemDS's (java.util.Random), only their properties. CPU only.
+class SampleInstruction final : public Instruction {
+ public:
+  explicit SampleInstruction(InstructionText t);
+
+ private:
+  void run_cpu(ExecutionContext& ec) override;
+
+  int64_t range_ = 0, seed_ = -1;
+  bool replace_ = false;
+  Operand size_, out_;
+};
+
 // SystemDS's StringInitCPInstruction: the values are parsed as Java's Double.parseDouble does and
 // must number exactly rows*cols (a single value is not repeated). The values are parsed once
 // here; a bad one fails when the line runs, as in SystemDS, not when the plan is read.

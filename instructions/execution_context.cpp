@@ -8,6 +8,12 @@
 
 namespace dmlrt::inst {
 
+const char* kind_of(const Value& v) {
+  if (std::holds_alternative<ScalarValue>(v)) return "scalar";
+  if (std::holds_alternative<ListPtr>(v)) return "list";
+  return "matrix";
+}
+
 const Value* ExecutionContext::find(const std::string& name) const {
   auto it = vars_.find(name);
   return it == vars_.end() ? nullptr : &it->second;
@@ -35,7 +41,8 @@ ScalarValue ExecutionContext::scalar(const Operand& op) {
 ScalarValue ExecutionContext::scalar(const std::string& name) {
   Value& v = at(name);
   if (auto* s = std::get_if<ScalarValue>(&v)) return *s;
-  DMLRT_FAIL(RuntimeError, "variable '" << name << "' is a matrix where a scalar is expected");
+  DMLRT_FAIL(RuntimeError,
+             "variable '" << name << "' is a " << kind_of(v) << " where a scalar is expected");
 }
 
 std::shared_ptr<MatrixObject> ExecutionContext::matrix_object(const std::string& name) {
@@ -45,7 +52,15 @@ std::shared_ptr<MatrixObject> ExecutionContext::matrix_object(const std::string&
 const std::shared_ptr<MatrixObject>& ExecutionContext::matrix_object_ref(const std::string& name) {
   Value& v = at(name);
   if (auto* m = std::get_if<std::shared_ptr<MatrixObject>>(&v)) return *m;
-  DMLRT_FAIL(RuntimeError, "variable '" << name << "' is a scalar where a matrix is expected");
+  DMLRT_FAIL(RuntimeError,
+             "variable '" << name << "' is a " << kind_of(v) << " where a matrix is expected");
+}
+
+ListPtr ExecutionContext::list(const std::string& name) {
+  Value& v = at(name);
+  if (auto* l = std::get_if<ListPtr>(&v)) return *l;
+  DMLRT_FAIL(RuntimeError,
+             "variable '" << name << "' is a " << kind_of(v) << " where a list is expected");
 }
 
 std::shared_ptr<const kernels::MatrixBlock> ExecutionContext::matrix(const Operand& op) {
@@ -55,13 +70,17 @@ std::shared_ptr<const kernels::MatrixBlock> ExecutionContext::matrix(const Opera
 }
 
 std::shared_ptr<const kernels::MatrixBlock> ExecutionContext::matrix(const std::string& name) {
-  MatrixObject* mo = matrix_object_ref(name).get();
-  if (!mo->has_block()) {
-    DMLRT_REQUIRE(!mo->file_name().empty(), RuntimeError,
+  return matrix_data(*matrix_object_ref(name), name);
+}
+
+std::shared_ptr<const kernels::MatrixBlock> ExecutionContext::matrix_data(MatrixObject& mo,
+                                                                          const std::string& name) {
+  if (!mo.has_block()) {
+    DMLRT_REQUIRE(!mo.file_name().empty(), RuntimeError,
                   "matrix '" << name << "' has no data and no file to read it from");
-    mo->set_block(services_->read_matrix(*mo));
+    mo.set_block(services_->read_matrix(mo));
   }
-  return mo->block();
+  return mo.block();
 }
 
 void ExecutionContext::set_matrix(const std::string& name, kernels::MatrixBlock block) {

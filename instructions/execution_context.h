@@ -6,6 +6,7 @@
 #include <iosfwd>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <variant>
@@ -28,8 +29,39 @@ class Instruction;
 // budget), -gpu force (GPU wherever an op has one). GPU° lines run on the GPU in every mode.
 enum class GpuMode { kOff, kOn, kForce };
 
-// A bound variable: a scalar (by value) or a matrix object (shared between aliases).
-using Value = std::variant<ScalarValue, std::shared_ptr<MatrixObject>>;
+struct ListValue;
+using ListPtr = std::shared_ptr<const ListValue>;
+
+// A bound variable: a scalar (by value), a matrix object (shared between aliases) or a list
+// (immutable, shared; see Note [List values]).
+using Value = std::variant<ScalarValue, std::shared_ptr<MatrixObject>, ListPtr>;
+
+// Note [List values]
+// A DML list (list(...), named lists, the results of list indexing, append and remove) holds
+// matrices, scalars and lists in order, with optional names (all or none: a named list has one
+// name per entry). Lists have value semantics: every list instruction builds a new ListValue
+// (SystemDS copies a list on write, ListObject.copy()), so a ListValue never changes once bound
+// and aliases (cpvar, function arguments, lists inside lists) share it through ListPtr. The
+// entries share their matrix objects with the variables they came from, as cpvar aliases do, and
+// are safe for the same reason: an instruction's matrix output is the fresh object of its
+// createvar, never an object another name (or list entry) still holds.
+struct ListValue {
+  std::vector<Value> items;
+  std::vector<std::string> names;  // empty unless `named`; then one per item
+  bool named = false;
+
+  size_t size() const { return items.size(); }
+};
+
+// "scalar", "matrix" or "list": the kind of a bound value, for messages.
+const char* kind_of(const Value& v);
+
+// A function's parameters, as eval needs them: input names and data types, output names.
+struct FunctionSignature {
+  std::vector<std::string> input_names;
+  std::vector<DataType> input_types;
+  std::vector<std::string> output_names;
+};
 
 // What a write instruction asks for.
 struct WriteRequest {
@@ -55,6 +87,12 @@ class Services {
                                            std::vector<Value> args) = 0;
   // The function's declared output parameter names (for checking FCall's outputs).
   virtual std::vector<std::string> function_outputs(const std::string& key) = 0;
+  // The function's parameters (eval binds list arguments by them); nullopt when the program has
+  // no function `key`. Services without functions keep this default.
+  virtual std::optional<FunctionSignature> function_signature(const std::string& key) {
+    (void)key;
+    return std::nullopt;
+  }
   // Program output (print): stdout for the CLI, a buffer for the API.
   virtual std::ostream& out() = 0;
 };
@@ -92,6 +130,12 @@ class ExecutionContext final : public Shapes {
   // A matrix operand's data; reads the file on first use.
   std::shared_ptr<const kernels::MatrixBlock> matrix(const Operand& op);
   std::shared_ptr<const kernels::MatrixBlock> matrix(const std::string& name);
+  // The data of a matrix object that is not bound to a name of its own (a list entry); `name`
+  // names it in messages.
+  std::shared_ptr<const kernels::MatrixBlock> matrix_data(MatrixObject& mo,
+                                                          const std::string& name);
+  // The list bound to `name` (throws when unbound or not a list).
+  ListPtr list(const std::string& name);
   // The matrix object bound to `name` (throws when unbound or a scalar).
   std::shared_ptr<MatrixObject> matrix_object(const std::string& name);
   // The same without a reference-count round trip; the reference is valid until `name` is removed

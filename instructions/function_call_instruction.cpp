@@ -58,8 +58,8 @@ FunctionCallInstruction::FunctionCallInstruction(InstructionText t) : Instructio
     Operand o;
     try {
       o = Operand::parse(op);
-    } catch (const ParseError& e) {
-      DMLRT_FAIL(ParseError, where() << ": fcall argument " << i + 1 << ": " << e.what());
+    } catch (const Error& e) {  // keeps FramesNotSupported (Note [Frames in plans])
+      rethrow_with_context(e, where() + ": fcall argument " + std::to_string(i + 1) + ": ");
     }
     DMLRT_REQUIRE(!o.literal || o.is_scalar(), ParseError,
                   where() << ": fcall argument " << i + 1 << ": a literal must be a scalar");

@@ -50,7 +50,7 @@ std::optional<CellOpText> cell_op_of(const InstructionText& t) {
                                                : cpu::TernaryOp::kIfElse);
     n_in = 3, out_at = 3, min_fields = 4, max_fields = 5;
   } else if (cpu::binary_op_from_opcode(t.opcode, &bop)) {
-    if (cpu::binary_op_cpu_only(bop)) return std::nullopt;  // no device kernel
+    if (!cpu::binary_op_fusable(bop)) return std::nullopt;  // not in the fused step switch
     c.kind = CellOpKind::kBinary;
     c.op = static_cast<int>(bop);
     n_in = 2, out_at = 2, min_fields = 3, max_fields = 5;

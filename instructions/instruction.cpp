@@ -111,9 +111,9 @@ const std::string& Instruction::field(size_t i) const {
 Operand Instruction::operand(size_t i) const {
   try {
     return Operand::parse(field(i));
-  } catch (const ParseError& e) {
+  } catch (const Error& e) {  // a ParseError, or FramesNotSupported (Note [Frames in plans])
     if (std::string(e.what()).rfind(where(), 0) == 0) throw;
-    throw ParseError(where() + ": " + e.what());
+    rethrow_with_context(e, where() + ": ");
   }
 }
 

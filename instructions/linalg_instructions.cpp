@@ -1,7 +1,10 @@
 // inverse, cholesky, det, lu, qr and svd: parsing, shape rules and CPU run (linalg_instructions.h).
 #include "instructions/linalg_instructions.h"
 
+#include <algorithm>
+
 #include "gpu_context/error.h"
+#include "instructions/gpu_placement.h"
 #include "kernels/cpu/linalg.h"
 
 namespace dmlrt::inst {
@@ -61,6 +64,31 @@ void LinalgInstruction::check(Shapes& shapes) const {
   DMLRT_REQUIRE(a.rows > 0, ShapeError,
                 opcode() << ": input is " << kernels::dims_string(a.rows, a.cols)
                          << "; SystemDS needs a matrix with at least one row");
+}
+
+// The input and every output, dense: inverse and cholesky (n, n), lu three (n, n), qr two
+// (m, n), svd (m, p), (p, p) and (n, p) with p = min(m, n); det a scalar.
+int64_t LinalgInstruction::device_bytes(ExecutionContext& ec) const {
+  const MatrixMeta& a = ec.matrix_object(in_.name)->meta();
+  const mem::GpuSession* gpu = ec.options().gpu.get();
+  const int64_t in = dense_device_bytes(gpu, a.rows, a.cols);
+  if (in < 0) return -1;
+  const int64_t p = std::min(a.rows, a.cols);
+  switch (op_) {
+    case Op::kInverse:
+    case Op::kCholesky:
+      return 2 * in;
+    case Op::kDet:
+      return in;
+    case Op::kLu:
+      return 4 * in;
+    case Op::kQr:
+      return 3 * in;
+    case Op::kSvd:
+      return in + dense_device_bytes(gpu, a.rows, p) + dense_device_bytes(gpu, p, p) +
+             dense_device_bytes(gpu, a.cols, p);
+  }
+  return -1;
 }
 
 void LinalgInstruction::run_cpu(ExecutionContext& ec) {

@@ -10,6 +10,7 @@
 #include "instructions/append_instructions.h"
 #include "instructions/binary_instructions.h"
 #include "instructions/control_instructions.h"
+#include "instructions/count_distinct_instructions.h"
 #include "instructions/ctable_instructions.h"
 #include "instructions/datagen_instructions.h"
 #include "instructions/distribution_instructions.h"
@@ -18,22 +19,30 @@
 #include "instructions/dnn_lstm_instructions.h"
 #include "instructions/dnn_pool_instructions.h"
 #include "instructions/eigen_instruction.h"
+#include "instructions/einsum_instruction.h"
+#include "instructions/fft_instructions.h"
 #include "instructions/function_call_instruction.h"
 #include "instructions/indexing_instructions.h"
 #include "instructions/linalg_instructions.h"
+#include "instructions/list_instructions.h"
 #include "instructions/matmult_instructions.h"
 #include "instructions/meta_instructions.h"
 #include "instructions/nary_instructions.h"
 #include "instructions/out_of_scope.h"
 #include "instructions/parameterized_instructions.h"
+#include "instructions/pmm_prefetch_instructions.h"
+#include "instructions/printf_instruction.h"
 #include "instructions/quaternary_instructions.h"
 #include "instructions/reorg_instructions.h"
 #include "instructions/solve_instruction.h"
 #include "instructions/sort_instructions.h"
+#include "instructions/sqrt_matrix_instruction.h"
 #include "instructions/stats_instructions.h"
 #include "instructions/ternary_instructions.h"
+#include "instructions/uagg_outer_chain_instruction.h"
 #include "instructions/unary_instructions.h"
 #include "instructions/unique_instructions.h"
+#include "instructions/union_instructions.h"
 #include "instructions/variable_instructions.h"
 
 namespace dmlrt::inst {
@@ -52,14 +61,16 @@ const std::vector<OpcodeEntry> kTable = {
     {"createvar", construct<CreateVarInstruction>, "variable"},
     {"rmvar", construct<RmVarInstruction>, "variable"},
     {"cpvar", construct<CpVarInstruction>, "variable"},
+    {"prefetch", construct<PrefetchInstruction>, "variable"},
     {"mvvar", construct<MvVarInstruction>, "variable"},
     {"assignvar", construct<AssignVarInstruction>, "variable"},
     {"rmfilevar", construct<RmFileVarInstruction>, "variable"},
     {"write", construct<WriteInstruction>, "variable"},
     {"read", construct<ReadInstruction>, "variable"},
     {"setfilename", construct<SetFileNameInstruction>, "variable"},
-    {"castdts", construct<CastInstruction>, "variable"},
-    {"castdtm", construct<CastInstruction>, "variable"},
+    {"castdts", make_cast, "variable"},  // a list input: list_instructions.h
+    {"castdtm", make_cast, "variable"},
+    {"castdtl", make_cast, "list"},
     {"castvtd", construct<CastInstruction>, "variable"},
     {"castvti", construct<CastInstruction>, "variable"},
     {"castvtb", construct<CastInstruction>, "variable"},
@@ -67,14 +78,22 @@ const std::vector<OpcodeEntry> kTable = {
     {"print", construct<ControlInstruction>, "control"},
     {"stop", construct<ControlInstruction>, "control"},
     {"assert", construct<ControlInstruction>, "control"},
+    {"printf", construct<PrintfInstruction>, "control"},
     {"fcall", construct<FunctionCallInstruction>, "function"},
+    // lists and eval (list_instructions.h)
+    {"list", construct<ListInstruction>, "list"},
+    {"nvlist", construct<NamedListInstruction>, "list"},
+    {"remove", construct<ListAppendRemoveInstruction>, "list"},
+    {"eval", construct<EvalInstruction>, "function"},
     // data generation (datagen_instructions.h)
     {"rand", construct<RandInstruction>, "datagen", true},
     {"seq", construct<SeqInstruction>, "datagen", true},
     {"sinit", construct<StringInitInstruction>, "datagen"},
+    {"sample", construct<SampleInstruction>, "datagen"},
     // matrix multiply (matmult_instructions.h)
     {"ba+*", construct<MatMultInstruction>, "matmult", true},
     {"tsmm", construct<TsmmInstruction>, "matmult", true},
+    {"pmm", construct<PmmInstruction>, "matmult"},
     {"mmchain", construct<MMChainInstruction>, "matmult"},
     // cell-wise binary (binary_instructions.h)
     {"+", construct<BinaryInstruction>, "binary", true},
@@ -96,23 +115,23 @@ const std::vector<OpcodeEntry> kTable = {
     {"max", construct<BinaryInstruction>, "binary", true},
     {"1-*", construct<BinaryInstruction>, "binary", true},
     {"-nz", construct<BinaryInstruction>, "binary", true},
-    {"xor", construct<BinaryInstruction>, "binary"},
-    {"bitwand", construct<BinaryInstruction>, "binary"},
-    {"bitwor", construct<BinaryInstruction>, "binary"},
-    {"bitwxor", construct<BinaryInstruction>, "binary"},
-    {"bitwshiftl", construct<BinaryInstruction>, "binary"},
-    {"bitwshiftr", construct<BinaryInstruction>, "binary"},
+    {"xor", construct<BinaryInstruction>, "binary", true},
+    {"bitwand", construct<BinaryInstruction>, "binary", true},
+    {"bitwor", construct<BinaryInstruction>, "binary", true},
+    {"bitwxor", construct<BinaryInstruction>, "binary", true},
+    {"bitwshiftl", construct<BinaryInstruction>, "binary", true},
+    {"bitwshiftr", construct<BinaryInstruction>, "binary", true},
     // n-ary cell-wise: chains of + and *, min/max of 3+ arguments (nary_instructions.h)
     {"n+", construct<NaryInstruction>, "nary"},
     {"n*", construct<NaryInstruction>, "nary"},
     {"nmin", construct<NaryInstruction>, "nary"},
     {"nmax", construct<NaryInstruction>, "nary"},
     // quaternary (quaternary_instructions.h)
-    {"wsloss", construct<QuaternaryInstruction>, "quaternary"},
-    {"wdivmm", construct<QuaternaryInstruction>, "quaternary"},
-    {"wcemm", construct<QuaternaryInstruction>, "quaternary"},
-    {"wsigmoid", construct<QuaternaryInstruction>, "quaternary"},
-    {"wumm", construct<QuaternaryInstruction>, "quaternary"},
+    {"wsloss", construct<QuaternaryInstruction>, "quaternary", true},
+    {"wdivmm", construct<QuaternaryInstruction>, "quaternary", true},
+    {"wcemm", construct<QuaternaryInstruction>, "quaternary", true},
+    {"wsigmoid", construct<QuaternaryInstruction>, "quaternary", true},
+    {"wumm", construct<QuaternaryInstruction>, "quaternary", true},
     // ternary (ternary_instructions.h)
     {"ifelse", construct<TernaryInstruction>, "ternary", true},
     {"+*", construct<TernaryInstruction>, "ternary", true},
@@ -183,43 +202,52 @@ const std::vector<OpcodeEntry> kTable = {
     {"uaktrace", construct<AggregateInstruction>, "aggregate", true},
     {"nrow", construct<DimsInstruction>, "aggregate"},
     {"ncol", construct<DimsInstruction>, "aggregate"},
-    {"length", construct<DimsInstruction>, "aggregate"},
+    {"length", make_length, "aggregate"},  // of a list: list_instructions.h
     // reorg (reorg_instructions.h)
     {"r'", construct<TransposeInstruction>, "reorg", true},
     {"rshape", construct<ReshapeInstruction>, "reorg", true},
     {"rdiag", construct<DiagInstruction>, "reorg", true},
     {"rev", construct<ReverseInstruction>, "reorg", true},
-    {"roll", construct<RollInstruction>, "reorg"},
+    {"roll", construct<RollInstruction>, "reorg", true},
     {"time", construct<TimeInstruction>, "meta"},
     {"exists", construct<ExistsInstruction>, "meta"},
     // indexing (indexing_instructions.h)
-    {"rightindex", construct<RightIndexInstruction>, "indexing", true},
-    {"leftindex", construct<LeftIndexInstruction>, "indexing", true},
+    {"rightindex", make_right_index, "indexing", true},  // on a list: list_instructions.h
+    {"leftindex", make_left_index, "indexing", true},
     // append (append_instructions.h)
-    {"append", AppendInstruction::make, "append", true},
+    {"append", make_append, "append", true},  // to a list: list_instructions.h
     {"cbind", construct<AppendInstruction>, "append", true},
     {"rbind", construct<AppendInstruction>, "append", true},
     // linear algebra (solve_instruction.h, eigen_instruction.h)
     {"solve", construct<SolveInstruction>, "solve", true},
     {"eigen", construct<EigenInstruction>, "eigen"},
     // LAPACK linear algebra (linalg_instructions.h)
-    {"inverse", construct<LinalgInstruction>, "linalg"},
-    {"cholesky", construct<LinalgInstruction>, "linalg"},
-    {"det", construct<LinalgInstruction>, "linalg"},
-    {"lu", construct<LinalgInstruction>, "linalg"},
-    {"qr", construct<LinalgInstruction>, "linalg"},
-    {"svd", construct<LinalgInstruction>, "linalg"},
+    {"inverse", construct<LinalgInstruction>, "linalg", true},
+    {"cholesky", construct<LinalgInstruction>, "linalg", true},
+    {"sqrt_matrix_java", construct<SqrtMatrixInstruction>, "linalg"},
+    {"einsum", construct<EinsumInstruction>, "linalg"},
+    {"det", construct<LinalgInstruction>, "linalg", true},
+    {"lu", construct<LinalgInstruction>, "linalg", true},
+    {"qr", construct<LinalgInstruction>, "linalg", true},
+    {"svd", construct<LinalgInstruction>, "linalg", true},
+    // FFTs (FFTW / cuFFT) and rowClassMeet (fft_instructions.h)
+    {"fft", construct<FftInstruction>, "fft", true},
+    {"ifft", construct<FftInstruction>, "fft", true},
+    {"fft_linearized", construct<FftInstruction>, "fft", true},
+    {"ifft_linearized", construct<FftInstruction>, "fft", true},
+    {"stft", construct<FftInstruction>, "fft", true},
+    {"rcm", construct<RowClassMeetInstruction>, "fft"},
     // parameterized builtins (parameterized_instructions.h), table() (ctable_instructions.h)
     {"replace", construct<ParameterizedInstruction>, "parameterized"},
     {"contains", construct<ParameterizedInstruction>, "parameterized"},
     {"rexpand", construct<ParameterizedInstruction>, "parameterized"},
     {"groupedagg", construct<ParameterizedInstruction>, "parameterized"},
-    {"tostring", construct<ParameterizedInstruction>, "parameterized"},
+    {"tostring", make_to_string, "parameterized"},  // matrix or list target
     {"cdf", construct<DistributionInstruction>, "parameterized"},
     {"invcdf", construct<DistributionInstruction>, "parameterized"},
     {"lowertri", construct<ParameterizedInstruction>, "parameterized", true},
     {"uppertri", construct<ParameterizedInstruction>, "parameterized", true},
-    {"rmempty", construct<ParameterizedInstruction>, "parameterized"},
+    {"rmempty", construct<ParameterizedInstruction>, "parameterized", true},
     {"ctable", construct<CtableInstruction>, "ctable"},
     {"ctableexpand", construct<CtableInstruction>, "ctable"},
     // sorting and order statistics (sort_instructions.h), statistics (stats_instructions.h)
@@ -227,8 +255,16 @@ const std::vector<OpcodeEntry> kTable = {
     {"qsort", construct<QsortInstruction>, "sort"},
     {"qpick", construct<QpickInstruction>, "sort"},
     {"unique", construct<UniqueInstruction>, "unique"},
+    {"union_distinct", construct<UnionDistinctInstruction>, "unique"},  // union_instructions.h
     {"uniquer", construct<UniqueInstruction>, "unique"},
     {"uniquec", construct<UniqueInstruction>, "unique"},
+    {"uacd", construct<CountDistinctInstruction>, "count_distinct"},
+    {"uacdr", construct<CountDistinctInstruction>, "count_distinct"},
+    {"uacdc", construct<CountDistinctInstruction>, "count_distinct"},
+    {"uacdap", construct<CountDistinctInstruction>, "count_distinct"},
+    {"uacdapr", construct<CountDistinctInstruction>, "count_distinct"},
+    {"uacdapc", construct<CountDistinctInstruction>, "count_distinct"},
+    {"uaggouterchain", construct<UaggOuterChainInstruction>, "aggregate"},
     {"cov", construct<CovInstruction>, "stats"},
     {"cm", construct<CentralMomentInstruction>, "stats"},
     {"tak+*", construct<TernaryAggInstruction>, "stats"},
@@ -291,8 +327,12 @@ class PatchedInstruction final : public Instruction {
       out += raw.substr(pos, a - pos);
       const std::string name = raw.substr(a + mark.size(), b - a - mark.size());
       const Value& v = ec.at(name);
-      if (const auto* s = std::get_if<ScalarValue>(&v)) out += s->to_string();
-      else out += std::get<std::shared_ptr<MatrixObject>>(v)->file_name();
+      if (const auto* s = std::get_if<ScalarValue>(&v))
+        out += s->to_string();
+      else if (const auto* m = std::get_if<std::shared_ptr<MatrixObject>>(&v))
+        out += (*m)->file_name();
+      else
+        DMLRT_FAIL(RuntimeError, where() << ": placeholder ¶" << name << "¶ names a list");
       pos = b + mark.size();
     }
     // Built for this run only (a recursive function may reach this line again while it runs); a
@@ -335,8 +375,11 @@ InstructionPtr make_instruction(InstructionText text) {
   }
   const OpcodeEntry* e = find_opcode(text.opcode);
   if (e == nullptr) {
-    if (const OutOfScopeOpcode* out = find_out_of_scope(text.opcode))
+    if (const OutOfScopeOpcode* out = find_out_of_scope(text.opcode)) {
+      if (std::string(out->reason) == "frame")  // Note [Frames in plans]
+        DMLRT_FAIL(FramesNotSupported, where() << ": " << out_of_scope_message(*out));
       DMLRT_FAIL(ParseError, where() << ": " << out_of_scope_message(*out));
+    }
     DMLRT_FAIL(ParseError, where() << ": unknown opcode '" << text.opcode << "'");
   }
   if (text.raw.find(kPlaceholder) != std::string::npos)

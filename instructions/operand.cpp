@@ -47,7 +47,7 @@ Operand Operand::parse(const std::string& field) {
       break;
     case 3:
     case 4:
-      DMLRT_REQUIRE(parts[1] != "FRAME", ParseError,
+      DMLRT_REQUIRE(parts[1] != "FRAME", FramesNotSupported,
                     "operand '" << field << "' is a frame: frames are not supported yet");
       op.data_type = parse_data_type(parts[1]);
       op.value_type = parse_value_type(parts[2]);

@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <cctype>
 #include <unordered_map>
+#include <utility>
+
+#include "gpu_context/error.h"
 
 namespace dmlrt::inst {
 namespace {
@@ -32,6 +35,7 @@ const std::vector<OutOfScopeOpcode> kOutOfScope = {
     {"galignedappend", "Spark-only"},
     {"gappend", "Spark-only"},
     {"libsvmrblk", "Spark-only"},
+    {"local", "Spark-only"},
     {"map!=", "Spark-only"},
     {"map%%", "Spark-only"},
     {"map%/%", "Spark-only"},
@@ -113,6 +117,7 @@ const std::vector<OutOfScopeOpcode> kOutOfScope = {
     {"freplicate", "frame"},
     {"get_categorical_mask", "frame"},
     {"tokenize", "frame"},
+    {"typeOf", "frame"},
     {"transformapply", "frame"},
     {"transformcolmap", "frame"},
     {"transformdecode", "frame"},
@@ -123,6 +128,8 @@ const std::vector<OutOfScopeOpcode> kOutOfScope = {
     {"tee", "out-of-core"},
     // tensor
     {"sql", "tensor"},
+    // legacy: in SystemDS 3.4's Opcodes, but its compiler never emits it nor its runtime parses it
+    {"attachfiletovar", "legacy"},
 };
 
 }  // namespace
@@ -146,6 +153,25 @@ std::string out_of_scope_message(const OutOfScopeOpcode& e) {
                   " instruction; dmlrt runs singlenode CP and GPU plans";
   if (reason == "frame") s += " (frames are not supported yet)";
   return s;
+}
+
+namespace {
+
+// Note [Frames in plans]: fails with the parse-time message when run.
+class DeferredFrameFailure final : public Instruction {
+ public:
+  DeferredFrameFailure(InstructionText t, std::string message)
+      : Instruction(std::move(t)), message_(std::move(message)) {}
+
+ private:
+  void run_cpu(ExecutionContext&) override { throw FramesNotSupported(message_); }
+  std::string message_;
+};
+
+}  // namespace
+
+InstructionPtr make_deferred_frame_failure(InstructionText text, std::string message) {
+  return std::make_unique<DeferredFrameFailure>(std::move(text), std::move(message));
 }
 
 }  // namespace dmlrt::inst

@@ -169,12 +169,13 @@ void ParameterizedInstruction::run_cpu(ExecutionContext& ec) {
   }
 }
 
-// lowertri / uppertri: a dense input and a dense output of its shape (the only GPU forms).
+// lowertri / uppertri and rmempty (the only GPU forms): a dense input and a dense output of at
+// most its shape (rmempty's select is at most a column of it).
 int64_t ParameterizedInstruction::device_bytes(ExecutionContext& ec) const {
-  if (kind_ != Kind::kTriangle) return -1;
+  if (kind_ != Kind::kTriangle && kind_ != Kind::kRmEmpty) return -1;
   const MatrixMeta& meta = ec.matrix_object_ref(params_.at("target"))->meta();
   const int64_t bytes = dense_device_bytes(ec.options().gpu.get(), meta.rows, meta.cols);
-  return bytes < 0 ? -1 : 2 * bytes;
+  return bytes < 0 ? -1 : (kind_ == Kind::kRmEmpty ? 3 : 2) * bytes;
 }
 
 void ParameterizedInstruction::require(const char* name) const {

@@ -5,8 +5,8 @@
 // sparse, sep, linesep -> STRING), lowertri / uppertri (target, diag, values), rmempty (target,
 // margin, [select], empty.return; bRmEmptyBC is a Spark hint, ignored). `k=` is accepted and
 // ignored. Kernels:
-// kernels/cpu/parameterized; lowertri / uppertri also run on the GPU (parameterized_gpu.cpp,
-// kernels/cuda/triangle).
+// kernels/cpu/parameterized; lowertri / uppertri and rmempty also run on the GPU
+// (parameterized_gpu.cpp, kernels/cuda/triangle and rmempty).
 #pragma once
 
 #include <map>
@@ -25,8 +25,10 @@ class ParameterizedInstruction final : public Instruction {
   // rmempty: select has one cell per target row (margin=rows) or column.
   void check(Shapes& shapes) const override;
 
-  // lowertri / uppertri only.
-  bool has_gpu_impl() const override { return kind_ == Kind::kTriangle; }
+  // lowertri / uppertri and rmempty.
+  bool has_gpu_impl() const override {
+    return kind_ == Kind::kTriangle || kind_ == Kind::kRmEmpty;
+  }
 
  private:
   int64_t device_bytes(ExecutionContext& ec) const override;

@@ -1,11 +1,13 @@
 // Quaternary instructions: parsing, shape rules and CPU run (quaternary_instructions.h).
 #include "instructions/quaternary_instructions.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "gpu_context/error.h"
+#include "instructions/gpu_placement.h"
 
 namespace dmlrt::inst {
 namespace {
@@ -152,6 +154,26 @@ void QuaternaryInstruction::check(Shapes& shapes) const {
   if (a.known() && d.known() && (a.rows != d.rows || a.cols != d.cols))
     DMLRT_FAIL(ShapeError, opcode() << ": " << fourth_.name << " must have the shape of "
                                     << in_[0].name << ": " << describe());
+}
+
+int64_t QuaternaryInstruction::device_bytes(ExecutionContext& ec) const {
+  const mem::GpuSession* gpu = ec.options().gpu.get();
+  int64_t total = 0;
+  auto add = [&](int64_t rows, int64_t cols) {
+    const int64_t b = dense_device_bytes(gpu, rows, cols);
+    if (b < 0 || total < 0) total = -1;
+    else total += b;
+  };
+  Dims d[3];
+  for (int i = 0; i < 3; ++i) {
+    const MatrixMeta& meta = ec.matrix_object_ref(in_[i].name)->meta();
+    d[i] = Dims{meta.rows, meta.cols};
+    add(meta.rows, meta.cols);
+  }
+  if (uses_fourth() && fourth_is_matrix()) add(d[0].rows, d[0].cols);
+  add(d[0].rows, d[0].cols);  // UV', which the cell results overwrite
+  if (kind_ == Kind::kWdivmm) add(std::max(d[0].rows, d[0].cols), d[1].cols);
+  return total;
 }
 
 void QuaternaryInstruction::run_cpu(ExecutionContext& ec) {

@@ -5,7 +5,8 @@
 //   wcemm°X°U°V°eps°out°<WCeMMType>°k
 //   wsigmoid°W°U°V°out°<WSigmoidType>°k
 //   wumm°<unary op>°W°U°V°out°<WUMMType>°k
-// U is (m, k), V is (n, k), W and X are (m, n). CPU runs only (kernels/cpu/quaternary).
+// U is (m, k), V is (n, k), W and X are (m, n). CPU kernels in kernels/cpu/quaternary, the GPU
+// run in quaternary_gpu.cpp (Note [GPU quaternary ops]).
 #pragma once
 
 #include "instructions/instruction.h"
@@ -18,9 +19,13 @@ class QuaternaryInstruction final : public Instruction {
   explicit QuaternaryInstruction(InstructionText t);
 
   void check(Shapes& shapes) const override;
+  bool has_gpu_impl() const override { return true; }
+  // The inputs dense, UV' (m, n) and the output.
+  int64_t device_bytes(ExecutionContext& ec) const override;
 
  private:
   void run_cpu(ExecutionContext& ec) override;
+  DMLRT_RUN_GPU;
 
   enum class Kind { kWsloss, kWdivmm, kWcemm, kWsigmoid, kWumm };
   // Whether the fourth input takes part in this op and type (a matrix W or X, or the scalar eps).

@@ -1,5 +1,9 @@
 // Reorganisation instructions: the GPU runs (reorg_instructions.h). CSR inputs of r', rev and
-// rdiag stay sparse (kernels/cuda/csr_ops); rshape densifies them (kernels/cuda/reorg).
+// rdiag stay sparse (kernels/cuda/csr_ops); rshape and roll densify them (kernels/cuda/reorg;
+// roll is two device copies).
+#include <cuda_runtime_api.h>
+
+#include "gpu_context/cuda_check.h"
 #include "instructions/gpu_placement.h"
 #include "instructions/reorg_instructions.h"
 #include "kernels/cuda/csr_ops.h"
@@ -31,6 +35,29 @@ void TransposeInstruction::run_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
     kernels::cuda::launch_transpose(xd.values_as<T>(), out.values_as<T>(), xd.rows(), xd.cols(),
                                     gpu.stream());
   });
+  out.set_nnz(x->nnz());
+  set_gpu_output(ec, gpu, out_.name, std::move(out));
+}
+
+// Dense: output rows [s, m) are input rows [0, m - s) and output rows [0, s) the last s input
+// rows, s = shift mod m as on the CPU (kernels/cpu/reorg.cpp roll_rows): two contiguous copies.
+void RollInstruction::run_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
+  DeviceRead x = gpu_read(ec, gpu, in_);
+  const mem::DeviceMatrix& xd = x.dense(gpu);  // (m, n) row-major
+  const int64_t m = xd.rows(), n = xd.cols();
+  mem::DeviceMatrix out = mem::DeviceMatrix::dense(gpu.memory(), m, n, gpu.dtype(), gpu.stream(),
+                                                   "gpu_roll output");
+  if (m > 0 && n > 0) {
+    const int64_t s = ((shift(ec) % m) + m) % m;
+    const size_t row = static_cast<size_t>(n) * mem::dtype_size(gpu.dtype());
+    const char* src = static_cast<const char*>(xd.values());
+    char* dst = static_cast<char*>(out.values());
+    DMLRT_CHECK(cudaMemcpyAsync(dst + s * row, src, (m - s) * row, cudaMemcpyDeviceToDevice,
+                                gpu.stream()));
+    if (s > 0)
+      DMLRT_CHECK(cudaMemcpyAsync(dst, src + (m - s) * row, s * row, cudaMemcpyDeviceToDevice,
+                                  gpu.stream()));
+  }
   out.set_nnz(x->nnz());
   set_gpu_output(ec, gpu, out_.name, std::move(out));
 }

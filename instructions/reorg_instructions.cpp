@@ -84,8 +84,12 @@ RollInstruction::RollInstruction(InstructionText t) : ReorgInstruction(std::move
                 where() << ": roll expects a scalar shift operand, got " << shift_.to_string());
 }
 
+int64_t RollInstruction::shift(ExecutionContext& ec) const {
+  return long_value(ec.scalar(shift_));
+}
+
 void RollInstruction::run_cpu(ExecutionContext& ec) {
-  ec.set_matrix(out_.name, kernels::cpu::roll_rows(*ec.matrix(in_), long_value(ec.scalar(shift_))));
+  ec.set_matrix(out_.name, kernels::cpu::roll_rows(*ec.matrix(in_), shift(ec)));
 }
 
 DiagInstruction::DiagInstruction(InstructionText t) : ReorgInstruction(std::move(t)) {

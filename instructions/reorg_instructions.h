@@ -11,7 +11,7 @@
 
 namespace dmlrt::inst {
 
-// Base of the reorg instructions; all but roll have a GPU run (dense kernels, CSR where noted).
+// Base of the reorg instructions; all have a GPU run (dense kernels, CSR where noted).
 class ReorgInstruction : public Instruction {
  public:
   bool has_gpu_impl() const override { return true; }
@@ -45,14 +45,17 @@ class ReverseInstruction final : public ReorgInstruction {
   DMLRT_RUN_GPU;
 };
 
-// roll in shift out [k]: rows rolled down by `shift` (mod rows; negative rolls up). CPU only.
+// roll in shift out [k]: rows rolled down by `shift` (mod rows; negative rolls up). The GPU run
+// copies the two blocks of rows (a CSR input is densified).
 class RollInstruction final : public ReorgInstruction {
  public:
   explicit RollInstruction(InstructionText t);
-  bool has_gpu_impl() const override { return false; }
 
  private:
   void run_cpu(ExecutionContext& ec) override;
+  DMLRT_RUN_GPU;
+  // The shift as SystemDS reads it (getLongValue).
+  int64_t shift(ExecutionContext& ec) const;
 
   Operand shift_;
 };

@@ -8,8 +8,10 @@ namespace dmlrt::inst {
 DataType parse_data_type(const std::string& s) {
   if (s == "MATRIX") return DataType::kMatrix;
   if (s == "SCALAR") return DataType::kScalar;
-  // Frames (string and mixed-type tables) are a later issue; no instruction takes one yet.
-  if (s == "FRAME") DMLRT_FAIL(ParseError, "data type FRAME: frames are not supported yet");
+  // Frames (string and mixed-type tables) are a later issue: a FUNCTION header may name a frame
+  // parameter (a call with a frame fails where the frame is made), operands and createvar reject
+  // the type themselves (FramesNotSupported).
+  if (s == "FRAME") return DataType::kFrame;
   if (s == "LIST") return DataType::kList;
   if (s == "TENSOR") return DataType::kTensor;
   if (s == "UNKNOWN") return DataType::kUnknown;

@@ -44,7 +44,7 @@ CreateVarInstruction::CreateVarInstruction(InstructionText t) : Instruction(std:
   file_ = field(1);
   override_ = parse_bool_field(field(2), "file-name override flag", where());
   const std::string dt = field(3);
-  DMLRT_REQUIRE(dt != "FRAME", NotSupported,
+  DMLRT_REQUIRE(dt != "FRAME", FramesNotSupported,
                 where() << ": data type FRAME: frames are not supported yet");
   DMLRT_REQUIRE(dt == "MATRIX" || dt == "SCALAR", NotSupported,
                 where() << ": data type " << dt

@@ -403,17 +403,18 @@ std::vector<inst::Value> Interpreter::call_function(const std::string& key,
                   "function " << key << ": input '" << param.name << "' is bound twice");
     bound[p] = true;
     inst::Value v = std::move(args[i]);
-    if (auto* s = std::get_if<inst::ScalarValue>(&v)) {
-      DMLRT_REQUIRE(
-          param.data_type != inst::DataType::kMatrix, RuntimeError,
-          "function " << key << ": input '" << param.name << "' expects a matrix, got a scalar");
-      // SystemDS converts scalar arguments to the parameter's value type.
+    // The argument's kind (scalar, matrix, list) must be the parameter's; UNKNOWN takes any.
+    const char* want = param.data_type == inst::DataType::kScalar ? "scalar"
+                       : param.data_type == inst::DataType::kList ? "list"
+                                                                  : "matrix";
+    DMLRT_REQUIRE(
+        param.data_type == inst::DataType::kUnknown || std::string(want) == inst::kind_of(v),
+        RuntimeError,
+        "function " << key << ": input '" << param.name << "' expects a " << want << ", got a "
+                    << inst::kind_of(v));
+    // SystemDS converts scalar arguments to the parameter's value type.
+    if (auto* s = std::get_if<inst::ScalarValue>(&v))
       if (param.value_type != inst::ValueType::kUnknown) v = s->cast_to(param.value_type);
-    } else {
-      DMLRT_REQUIRE(
-          param.data_type != inst::DataType::kScalar, RuntimeError,
-          "function " << key << ": input '" << param.name << "' expects a scalar, got a matrix");
-    }
     fec.set(param.name, std::move(v));
   }
   for (size_t p = 0; p < bound.size(); ++p)
@@ -443,6 +444,18 @@ std::vector<inst::Value> Interpreter::call_function(const std::string& key,
     results.push_back(*v);
   }
   return results;
+}
+
+std::optional<inst::FunctionSignature> Interpreter::function_signature(const std::string& key) {
+  auto it = program_.functions.find(key);
+  if (it == program_.functions.end()) return std::nullopt;
+  inst::FunctionSignature sig;
+  for (const Param& p : it->second.inputs) {
+    sig.input_names.push_back(p.name);
+    sig.input_types.push_back(p.data_type);
+  }
+  for (const Param& p : it->second.outputs) sig.output_names.push_back(p.name);
+  return sig;
 }
 
 std::vector<std::string> Interpreter::function_outputs(const std::string& key) {

@@ -33,6 +33,7 @@ class Interpreter final : public inst::Services {
                                          const std::vector<std::string>& arg_names,
                                          std::vector<inst::Value> args) override;
   std::vector<std::string> function_outputs(const std::string& key) override;
+  std::optional<inst::FunctionSignature> function_signature(const std::string& key) override;
   std::ostream& out() override { return *out_; }
   // Each part timed and located as a line of its own; the fused instruction itself is then not
   // counted in -stats.

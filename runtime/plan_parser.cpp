@@ -7,12 +7,14 @@
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 
 #include "gpu_context/error.h"
 #include "gpu_context/string_util.h"
 #include "instructions/opcode_table.h"
+#include "instructions/out_of_scope.h"
 #include "instructions/operand.h"
 #include "instructions/scalar_value.h"
 #include "runtime/plan_rewrites.h"
@@ -531,6 +533,18 @@ class Parser {
         out.push_back(fused ? std::move(fused) : inst::make_instruction(std::move(t)));
       } catch (const Error& e) {
         const std::string prefix = location(l.number) + ":";
+        const std::string msg = starts_with(e.what(), prefix) ? e.what() : prefix + " " + e.what();
+        if (dynamic_cast<const FramesNotSupported*>(&e)) {  // Note [Frames in plans]
+          std::optional<inst::InstructionText> text;
+          try {
+            text = inst::InstructionText::parse(r, loc);
+          } catch (const Error&) {
+          }
+          if (text) {
+            out.push_back(inst::make_deferred_frame_failure(std::move(*text), msg));
+            continue;
+          }
+        }
         if (starts_with(e.what(), prefix)) throw;
         rethrow_with_context(e, prefix + " ");
       }

@@ -21,7 +21,7 @@ if [ "$mode" = build ]; then
   if [ -f build-gpu/bench/dmlrt_bench ]; then cp build-gpu/bench/dmlrt_bench "$carry/"; fi
   # Debian libraries absent on the GPU machine's image.
   for exe in "$carry"/dmlrt*; do
-    ldd "$exe" | awk '/boost|openblas|gfortran|quadmath/ {print $3}'
+    ldd "$exe" | awk '/boost|openblas|gfortran|quadmath|fftw/ {print $3}'
   done | sort -u | xargs -r -I{} cp -L {} "$carry/lib/"
   tar -C build-gpu -cJf build-gpu/carry.tar.xz carry
   ls -la build-gpu/carry.tar.xz

@@ -19,7 +19,7 @@ SUDO=""
 [ "$(id -u)" -ne 0 ] && SUDO="sudo"
 
 debs=(cmake g++ make python3 catch2 libboost-program-options-dev libopenblas-dev
-      nlohmann-json3-dev)
+      nlohmann-json3-dev libfftw3-dev)
 # javac, not java: scripts/dml2plan compiles its tool against SystemDS's jar.
 if [ "$with_systemds" -eq 1 ] && ! command -v javac >/dev/null 2>&1; then
   debs+=(openjdk-17-jdk-headless)

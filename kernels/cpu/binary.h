@@ -40,8 +40,10 @@ enum class BinaryOp {
   kBitwShiftR,
 };
 
-// xor and the bitwise ops (kXor on, kept last) have no device kernel: they run on the CPU only.
-constexpr bool binary_op_cpu_only(BinaryOp op) { return op >= BinaryOp::kXor; }
+// Every op has a device kernel (kernels/cuda/elementwise.cu); xor and the bitwise ops (kXor on,
+// kept last) are not fused into cell-wise chains, whose step switch (fused_cellwise.cu) lists
+// only the others.
+constexpr bool binary_op_fusable(BinaryOp op) { return op < BinaryOp::kXor; }
 
 // The op of a SystemDS opcode ("+", "min", "1-*", ...); false when `opcode` is none of them.
 bool binary_op_from_opcode(const std::string& opcode, BinaryOp* op);

@@ -55,7 +55,9 @@ double lower_cdf(Distribution d, const DistributionParams& p, double x) {
       return bm::cdf(bm::chi_squared_distribution<double, Policy>(static_cast<double>(p.df)), x);
     case Distribution::kF:
       if (x <= 0) return 0.0;
-      if (std::isinf(x)) return 1.0;
+      // Commons Math evaluates I_{n x / (m + n x)}: at x = +inf that is inf / inf = NaN, and
+      // SystemDS answers NaN for both tails (stratstats' p-values of perfectly correlated pairs).
+      if (std::isinf(x)) return kNaN;
       return bm::cdf(bm::fisher_f_distribution<double, Policy>(static_cast<double>(p.df1),
                                                                static_cast<double>(p.df2)),
                      x);

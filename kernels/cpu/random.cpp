@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <sstream>
+#include <unordered_map>
 #include <vector>
 
 #include "gpu_context/error.h"
@@ -122,6 +123,34 @@ MatrixBlock seq_column(double from, double to, double incr) {
   }
   b.examine_format();
   return b;
+}
+
+MatrixBlock sample_column(int64_t range, int64_t size, bool replace, uint64_t seed) {
+  check_host_alloc("sample", size, 1, sizeof(double));
+  std::vector<double> out(static_cast<size_t>(size));
+  // A uniform integer in [0, n) from 53 random bits (n <= 2^53 always holds: range is a long
+  // read from a double).
+  auto below = [&](int64_t i, int64_t n) {
+    PhiloxCellStream s(seed, static_cast<uint64_t>(i));
+    const auto v = static_cast<int64_t>(s.next_double() * static_cast<double>(n));
+    return v < n ? v : n - 1;
+  };
+  if (replace) {
+    for (int64_t i = 0; i < size; ++i) out[i] = static_cast<double>(below(i, range) + 1);
+  } else {
+    std::unordered_map<int64_t, int64_t> moved;  // position -> value, where it is not position+1
+    auto at = [&](int64_t p) {
+      const auto it = moved.find(p);
+      return it == moved.end() ? p + 1 : it->second;
+    };
+    for (int64_t i = 0; i < size; ++i) {
+      const int64_t j = i + below(i, range - i);
+      const int64_t vi = at(i), vj = at(j);
+      moved[j] = vi;
+      out[i] = static_cast<double>(vj);
+    }
+  }
+  return MatrixBlock::dense(size, 1, std::move(out));
 }
 
 }  // namespace dmlrt::kernels::cpu

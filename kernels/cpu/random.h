@@ -36,4 +36,10 @@ int64_t seq_length(double from, double to, double incr);
 // values carry the same rounding: seq(1, 2, 0.1)[3] = 1.2000000000000002).
 MatrixBlock seq_column(double from, double to, double incr);
 
+// sample(range, size, replace, seed): a dense (size, 1) column of integers in [1, range], drawn
+// uniformly with replacement, or without (a uniformly random ordered sample of distinct values:
+// a partial Fisher-Yates shuffle of 1..range kept in a hash map, so range may be huge). Draw i
+// takes the Philox stream of index i. The caller checks range >= size without replacement.
+MatrixBlock sample_column(int64_t range, int64_t size, bool replace, uint64_t seed);
+
 }  // namespace dmlrt::kernels::cpu

@@ -20,6 +20,17 @@ using cpu::TernaryOp;
 using cpu::UnaryOp;
 namespace ops = kernels::ops;
 
+// UtilFunctions.toInt, which the bitw* ops apply to their operands, as kernels/cpu/binary.cpp's
+// java_to_int: in double whatever T (an FP32 cell widens exactly), truncation toward zero after
+// an epsilon nudge of |v|, then Java's saturating (int) cast with NaN -> 0.
+__device__ __forceinline__ int32_t java_to_int(double v) {
+  const double t = (v > 0.0 ? 1.0 : (v < 0.0 ? -1.0 : 0.0)) * floor(fabs(v) + 0x1p-53);
+  if (isnan(t)) return 0;
+  if (t >= 2147483647.0) return 2147483647;
+  if (t <= -2147483648.0) return -2147483647 - 1;
+  return static_cast<int32_t>(t);
+}
+
 // One cell of binary Op with SystemDS CP semantics (kernels/cpu/binary.cpp).
 template <BinaryOp Op, typename T>
 __device__ __forceinline__ T cell(T x, T y) {
@@ -60,6 +71,18 @@ __device__ __forceinline__ T cell(T x, T y) {
     return ops::java_max(x, y);
   else if constexpr (Op == BinaryOp::kMinus1Mult)
     return ops::sub_rn(kOne, ops::mul_rn(x, y));
+  else if constexpr (Op == BinaryOp::kXor)
+    return ops::truthy(x) != ops::truthy(y) ? kOne : kZero;
+  else if constexpr (Op == BinaryOp::kBitwAnd)
+    return T(java_to_int(x) & java_to_int(y));
+  else if constexpr (Op == BinaryOp::kBitwOr)
+    return T(java_to_int(x) | java_to_int(y));
+  else if constexpr (Op == BinaryOp::kBitwXor)
+    return T(java_to_int(x) ^ java_to_int(y));
+  else if constexpr (Op == BinaryOp::kBitwShiftL)  // Java's int shift: the count mod 32
+    return T(static_cast<int32_t>(static_cast<uint32_t>(java_to_int(x)) << (java_to_int(y) & 31)));
+  else if constexpr (Op == BinaryOp::kBitwShiftR)
+    return T(java_to_int(x) >> (java_to_int(y) & 31));
   else
     return x != kZero ? x - y : kZero;  // kMinusNz
 }

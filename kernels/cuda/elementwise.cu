@@ -25,7 +25,9 @@ void with_binary_op(BinaryOp op, F&& f) {
                         BinaryOp::kDiv, BinaryOp::kPow, BinaryOp::kMod, BinaryOp::kIntDiv,
                         BinaryOp::kEq, BinaryOp::kNeq, BinaryOp::kLt, BinaryOp::kGt, BinaryOp::kLe,
                         BinaryOp::kGe, BinaryOp::kAnd, BinaryOp::kOr, BinaryOp::kMin,
-                        BinaryOp::kMax, BinaryOp::kMinus1Mult, BinaryOp::kMinusNz>(op, f);
+                        BinaryOp::kMax, BinaryOp::kMinus1Mult, BinaryOp::kMinusNz, BinaryOp::kXor,
+                        BinaryOp::kBitwAnd, BinaryOp::kBitwOr, BinaryOp::kBitwXor,
+                        BinaryOp::kBitwShiftL, BinaryOp::kBitwShiftR>(op, f);
 }
 
 // Same-shape, matrix-scalar and ternary cells go through the vectorised map of kernel_utils.cuh

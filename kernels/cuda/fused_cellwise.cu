@@ -125,7 +125,7 @@ __device__ __forceinline__ void with_binary(uint8_t op, F&& f) {
     DMLRT_CASE(kGt) DMLRT_CASE(kLe) DMLRT_CASE(kGe) DMLRT_CASE(kAnd) DMLRT_CASE(kOr)
     DMLRT_CASE(kMin) DMLRT_CASE(kMax) DMLRT_CASE(kMinus1Mult) DMLRT_CASE(kMinusNz)
 #undef DMLRT_CASE
-    default: break;  // kXor and the bitwise ops: never fused (no device kernel)
+    default: break;  // kXor and the bitwise ops: never fused (binary_op_fusable)
   }
 }
 

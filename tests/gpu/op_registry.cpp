@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
+#include <iterator>
 #include <sstream>
 
 namespace dmlrt::test::gpu {
@@ -109,6 +110,42 @@ void add_binary(std::vector<OpSample>& s) {
              k.fp32 = fp32;
              return k;
            }});
+    }
+  }
+}
+
+// xor and the bitwise ops (on operands cast to Java int): A in [-1000, 1000], B in [-40, 40]
+// (shift counts past 31 and negative ones wrap mod 32), both sides of a vector broadcast and a
+// scalar on either side. Integer results: exact in FP64, rounded to float in FP32.
+void add_bitwise(std::vector<OpSample>& s) {
+  // The table's opcode and SystemDS's spelling in plans (opcodes match case-insensitively).
+  const char* const ops[][2] = {{"xor", "xor"},         {"bitwand", "bitwAnd"},
+                                {"bitwor", "bitwOr"},   {"bitwxor", "bitwXor"},
+                                {"bitwshiftl", "bitwShiftL"}, {"bitwshiftr", "bitwShiftR"}};
+  for (const auto& names : ops) {
+    const char* op = names[0];
+    const std::string o = names[1];
+    for (int kind : {0, 2, 4, 5}) {  // matrix-matrix, matrix-row vector, A op s, s op A
+      const char* form = kind == 0   ? " matrix-matrix"
+                         : kind == 2 ? " matrix-row vector"
+                         : kind == 4 ? " matrix-scalar"
+                                     : " scalar-matrix";
+      s.push_back({op, o + form, OpFamily::kBinary, [o, kind](int64_t r, int64_t c) {
+                     OpCase k;
+                     if (kind >= 4) {
+                       const std::string a = mat("A"), sc = num(kind == 4 ? 3.7 : 1234.5);
+                       k = lines(o + "°" + (kind == 4 ? a + "°" + sc : sc + "°" + a) + "°" +
+                                 mat("C"));
+                       k.inputs = {in("A", r, c, -1000, 1000)};
+                     } else {
+                       k = lines(o + "°" + mat("A") + "°" + mat("B") + "°" + mat("C"));
+                       k.inputs = {in("A", r, c, -1000, 1000),
+                                   in("B", kind == 2 ? 1 : r, c, -40, 40)};
+                     }
+                     k.inputs[0].specials = 0.05;  // NaN casts to 0, +-Inf saturate
+                     k.outputs = out({"C"});
+                     return k;
+                   }});
     }
   }
 }
@@ -302,6 +339,39 @@ void add_reorg(std::vector<OpSample>& s) {
                        return k;
                      }});
       }
+  // roll by 1, by 3 (past the row count of the 1-row sizes: mod rows), by -2 (up), by 0.
+  for (int64_t shift : {1, 3, -2, 0}) {
+    s.push_back({"roll", "roll by " + std::to_string(shift), OpFamily::kReorg,
+                 [shift](int64_t r, int64_t c) {
+                   OpCase k = lines("roll°" + mat("A") + "°" + lit(shift) + "°" + mat("OUT"), "°8");
+                   k.inputs = {in("A", r, c)};
+                   k.outputs = out({"OUT"});
+                   return k;
+                 }});
+  }
+  // rmempty (a parameterized builtin, grouped here): rows and columns, with and without
+  // empty.return, on inputs with NaN and +-Inf (nonzeros); with a select vector in the case's
+  // format (dense keeps everything: the pass-through). The formats give the empty rows and
+  // columns, the empty format the all-empty result.
+  for (bool rows : {true, false})
+    for (int form : {0, 1, 2}) {  // 0 empty.return=true, 1 empty.return=false, 2 select
+      const std::string margin = rows ? "margin=rows" : "margin=cols";
+      const std::string name = std::string("rmempty ") + margin +
+                               (form == 0   ? " empty.return=true"
+                                : form == 1 ? " empty.return=false"
+                                            : " select");
+      s.push_back({"rmempty", name, OpFamily::kReorg, [rows, form, margin](int64_t r, int64_t c) {
+                     std::string f = "rmempty°" + margin + "°empty.return=" +
+                                     (form == 1 ? "false" : "true") + "°target=A";
+                     if (form == 2) f += "°select=S";
+                     OpCase k = lines(f + "°bRmEmptyBC=false°" + mat("OUT"));
+                     k.inputs = {in("A", r, c)};
+                     k.inputs[0].specials = 0.05;
+                     if (form == 2) k.inputs.push_back(in("S", rows ? r : 1, rows ? 1 : c));
+                     k.outputs = out({"OUT"});
+                     return k;
+                   }});
+    }
   // rshape to the transposed shape, by row and by column.
   for (bool byrow : {true, false}) {
     s.push_back({"rshape", byrow ? "rshape to cols x rows, byrow" : "rshape to cols x rows, bycol",
@@ -431,6 +501,52 @@ void add_linalg(std::vector<OpSample>& s) {
                    return k;
                  }});
   }
+  // The quaternary ops (Note [GPU quaternary ops]): the weights W and X (rows x cols) in the
+  // case's format, U (rows x 3) and V (cols x 3) dense in [0.5, 1.5], so UV' lies in [0.75, 6.75]
+  // (no division by zero, log of positive values). Every weights type of SystemDS's CP forms.
+  struct Quat {
+    const char* opcode;
+    std::string fields;  // after the opcode: inputs and output, then the type
+    bool scalar_out;
+  };
+  const std::string uv = mat("U") + "°" + mat("V");
+  const std::string uvw = uv + "°";
+  const std::string none = "°-1·SCALAR·INT64·true°";
+  const Quat quats[] = {
+      {"wsloss", mat("X") + "°" + uvw + mat("W") + "°s·SCALAR·FP64°POST", true},
+      {"wsloss", mat("X") + "°" + uvw + "1·SCALAR·INT64·true°s·SCALAR·FP64°POST_NZ", true},
+      {"wsloss", mat("X") + "°" + uvw + mat("W") + "°s·SCALAR·FP64°PRE", true},
+      {"wsloss", mat("X") + "°" + uvw + "1·SCALAR·INT64·true°s·SCALAR·FP64°NONE", true},
+      {"wcemm", mat("X") + "°" + uvw + num(0.0) + "°s·SCALAR·FP64°BASIC", true},
+      {"wcemm", mat("X") + "°" + uvw + num(0.5) + "°s·SCALAR·FP64°BASIC_EPS", true},
+      {"wsigmoid", mat("W") + "°" + uvw + mat("R") + "°BASIC", false},
+      {"wsigmoid", mat("W") + "°" + uvw + mat("R") + "°LOG", false},
+      {"wsigmoid", mat("W") + "°" + uvw + mat("R") + "°MINUS", false},
+      {"wsigmoid", mat("W") + "°" + uvw + mat("R") + "°LOG_MINUS", false},
+      {"wumm", "exp°" + mat("W") + "°" + uvw + mat("R") + "°MULT", false},
+      {"wumm", "^2°" + mat("W") + "°" + uvw + mat("R") + "°DIV", false},
+  };
+  std::vector<Quat> all(std::begin(quats), std::end(quats));
+  for (const char* t : {"MULT_BASIC", "DIV_LEFT", "DIV_RIGHT", "MULT_LEFT", "MULT_RIGHT",
+                        "MULT_MINUS_LEFT", "MULT_MINUS_RIGHT"})
+    all.push_back({"wdivmm", mat("W") + "°" + uv + none + mat("R") + "°" + t, false});
+  for (const char* t : {"DIV_LEFT_EPS", "DIV_RIGHT_EPS"})
+    all.push_back({"wdivmm", mat("W") + "°" + uvw + num(0.5) + "°" + mat("R") + "°" + t, false});
+  for (const char* t : {"MULT_MINUS_4_LEFT", "MULT_MINUS_4_RIGHT"})
+    all.push_back({"wdivmm", mat("W") + "°" + uvw + mat("X") + "°" + mat("R") + "°" + t, false});
+  for (const Quat& q : all) {
+    const std::string fields = std::string(q.opcode) + "°" + q.fields + "°2";
+    const bool scalar = q.scalar_out;
+    const std::string label = std::string(q.opcode) + " " + q.fields.substr(q.fields.rfind('°') + 1);
+    s.push_back({q.opcode, label, OpFamily::kMatmult, [fields, scalar](int64_t r, int64_t c) {
+                   OpCase k = lines(fields);
+                   k.inputs = {in("W", r, c, 0, 2), in("X", r, c, -2, 2),
+                               in("U", r, 3, 0.5, 1.5, false), in("V", c, 3, 0.5, 1.5, false)};
+                   k.outputs = {{scalar ? "s" : "R", scalar}};
+                   if (scalar) k.tol32 = {1e-3, 1e-4, false};  // float cells summed over r x c
+                   return k;
+                 }});
+  }
   // solve: A (rows x rows) strictly diagonally dominant in the case's format (the empty format
   // leaves its diagonal), so |x| <= |b|; B rows x cols.
   s.push_back({"solve", "solve dominant A", OpFamily::kSolve, [](int64_t r, int64_t c) {
@@ -443,6 +559,129 @@ void add_linalg(std::vector<OpSample>& s) {
                  k.tol32 = {1e-4 * scale, 1e-4, false};
                  return k;
                }});
+}
+
+// -------------------------------------------------------------------------------------------
+// inverse, cholesky, det, lu, qr, svd (cuSOLVER; Note [GPU linalg] in kernels/cuda/linalg_op.cpp).
+// Square ops read A rows x rows. Strictly dominant inputs keep every format well conditioned
+// (the empty format leaves the diagonal); the pivoting samples take dense random inputs, FP64
+// only (an FP32 pivot may pick the other of two nearly equal candidates).
+
+void add_factor(std::vector<OpSample>& s) {
+  struct Square {
+    const char* opcode;
+    const char* outputs;  // the line's output fields
+    std::vector<OpOutput> compared;
+  };
+  const Square ops[] = {{"inverse", "X·MATRIX·FP64", {{"X", false}}},
+                        {"det", "d·SCALAR·FP64", {{"d", true}}},
+                        {"lu", "P°L°U", {{"P", false}, {"L", false}, {"U", false}}}};
+  for (const Square& op : ops) {
+    for (bool pivoting : {false, true}) {
+      const std::string o = op.opcode, outs = op.outputs;
+      const std::vector<OpOutput> compared = op.compared;
+      s.push_back({op.opcode,
+                   o + (pivoting ? " pivoting (rows x rows, dense)" : " dominant (rows x rows)"),
+                   OpFamily::kFactor,
+                   [o, outs, compared, pivoting](int64_t r, int64_t) {
+                     OpCase k = lines(o + "°" + mat("A") + "°" + outs, "°8");
+                     OpInput a = in("A", r, r, -1, 1);
+                     a.dominant = !pivoting;
+                     k.inputs = {a};
+                     k.outputs = compared;
+                     k.fp32 = !pivoting;
+                     return k;
+                   },
+                   !pivoting, !pivoting});
+    }
+  }
+  // A symmetric, strictly dominant A with a positive diagonal: positive definite.
+  s.push_back({"cholesky", "cholesky SPD (rows x rows)", OpFamily::kFactor,
+               [](int64_t r, int64_t) {
+                 OpCase k = lines("cholesky°" + mat("A") + "°" + mat("L"), "°8");
+                 OpInput a = in("A", r, r, -1, 1);
+                 a.symmetric = a.dominant = true;
+                 k.inputs = {a};
+                 k.outputs = out({"L"});
+                 return k;
+               }});
+  // qr of a dominant A: columns that are well apart, so that the reflections (and the tau == 0
+  // cases where nothing lies below the diagonal) are the same on both sides.
+  s.push_back({"qr", "qr dominant", OpFamily::kFactor, [](int64_t r, int64_t c) {
+                 OpCase k = lines("qr°" + mat("A") + "°H°R", "°8");
+                 OpInput a = in("A", r, c, -1, 1);
+                 a.dominant = true;
+                 k.inputs = {a};
+                 k.outputs = out({"H", "R"});
+                 return k;
+               }});
+  // svd: the singular values, U Sigma t(V), t(U) U and t(V) V, which do not depend on the signs
+  // of the singular vector pairs or on the bases of repeated (zero) singular values.
+  s.push_back({"svd", "svd (Sigma, U Sigma t(V), t(U) U, t(V) V)", OpFamily::kFactor,
+               [](int64_t r, int64_t c) {
+                 OpCase k = lines("svd°" + mat("A") + "°U°S°V", "°8");
+                 k.inputs = {in("A", r, c)};
+                 k.then = {"CP°ba+*°" + mat("U") + "°" + mat("S") + "°" + mat("US") + "°1",
+                           "CP°r'°" + mat("V") + "°" + mat("Vt") + "°1",
+                           "CP°ba+*°" + mat("US") + "°" + mat("Vt") + "°" + mat("USVt") + "°1",
+                           "CP°tsmm°" + mat("U") + "°" + mat("UtU") + "°LEFT°1",
+                           "CP°tsmm°" + mat("V") + "°" + mat("VtV") + "°LEFT°1"};
+                 k.outputs = out({"S", "USVt", "UtU", "VtV"});
+                 k.tol32 = {5e-4, 1e-4, false};
+                 return k;
+               }});
+}
+
+// -------------------------------------------------------------------------------------------
+// FFTs through cuFFT: rows and cols are rounded down to powers of two where the transform needs
+// them (1x1, 32x16, 4x256); stft frames rows x cols with a zero-padded last frame. FP32 error
+// follows the size of the spectrum, hence `rms`.
+
+int64_t pow2_floor(int64_t n) {
+  int64_t p = 1;
+  while (p * 2 <= n) p *= 2;
+  return p;
+}
+
+void add_fft(std::vector<OpSample>& s) {
+  struct F {
+    const char* opcode;
+    const char* name;
+    bool two_d, complex;
+  };
+  for (const F& f : {F{"fft", "fft real", true, false}, F{"ifft", "ifft complex", true, true},
+                     F{"ifft", "ifft real", true, false},
+                     F{"fft_linearized", "fft_linearized real", false, false},
+                     F{"ifft_linearized", "ifft_linearized complex", false, true}}) {
+    const std::string op = f.opcode;
+    const bool two_d = f.two_d, complex = f.complex;
+    s.push_back({f.opcode, f.name, OpFamily::kFft, [op, two_d, complex](int64_t r, int64_t c) {
+                   const int64_t m = two_d ? pow2_floor(r) : r, n = pow2_floor(c);
+                   OpCase k = lines(op + "°" + mat("X") + (complex ? "°" + mat("Y") : "") + "°R°I",
+                                    "°2");
+                   k.inputs = {in("X", m, n)};
+                   if (complex) k.inputs.push_back(in("Y", m, n));
+                   k.outputs = out({"R", "I"});
+                   k.tol64 = {1e-9, 1e-9, true};
+                   k.tol32 = {1e-4, 1e-4, true};
+                   return k;
+                 }});
+  }
+  for (const bool complex : {false, true}) {
+    const int64_t w = complex ? 8 : 4, o = complex ? 3 : 1;
+    s.push_back({"stft", complex ? "stft complex window 8 overlap 3" : "stft window 4 overlap 1",
+                 OpFamily::kFft, [complex, w, o](int64_t r, int64_t c) {
+                   OpCase k = lines("stft°" + mat("X") + (complex ? "°" + mat("Y") : "") + "°" +
+                                        lit(w) + "°" + lit(o) + "°R°I",
+                                    "°2");
+                   k.inputs = {in("X", r, c)};
+                   if (complex) k.inputs.push_back(in("Y", r, c));
+                   k.outputs = out({"R", "I"});
+                   k.tol64 = {1e-9, 1e-9, true};
+                   k.tol32 = {1e-4, 1e-4, true};
+                   return k;
+                 }});
+  }
 }
 
 // -------------------------------------------------------------------------------------------
@@ -752,6 +991,7 @@ const std::vector<OpSample>& op_samples() {
   static const std::vector<OpSample> samples = [] {
     std::vector<OpSample> s;
     add_binary(s);
+    add_bitwise(s);
     add_unary(s);
     add_ternary(s);
     add_aggregates(s);
@@ -759,6 +999,8 @@ const std::vector<OpSample>& op_samples() {
     add_indexing(s);
     add_append(s);
     add_linalg(s);
+    add_fft(s);
+    add_factor(s);
     add_datagen(s);
     add_conv(s);
     add_pool(s);

@@ -25,6 +25,9 @@ struct OpInput {
   bool formatted = true;
   // rows + 1 added to the diagonal (square): a strictly dominant, well-conditioned system.
   bool dominant = false;
+  // The upper triangle mirrored onto the lower one (square; before `dominant`): with it, a
+  // symmetric positive definite matrix (cholesky).
+  bool symmetric = false;
   // About this fraction of the nonzero cells become NaN, +Inf and -Inf in turn (isnan, isinf).
   double specials = 0;
 };
@@ -60,6 +63,10 @@ struct OpCase {
   bool fp32 = true;  // false: FP64 only (results not continuous in the inputs: %%, ==, round)
   // No matrix inputs (rand, seq): FP32 is compared with the CPU result rounded to float.
   bool round_reference = false;
+  // CP lines run after the op's line on each side (on the CPU, from that side's results): the
+  // outputs they write are compared where the op's own are defined only up to a choice (svd's
+  // signs and null-space bases).
+  std::vector<std::string> then;
 };
 
 enum class OpFamily {
@@ -72,6 +79,8 @@ enum class OpFamily {
   kAppend,
   kMatmult,
   kSolve,
+  kFactor,  // inverse, cholesky, det, lu, qr, svd (cuSOLVER)
+  kFft,     // fft, ifft, the _linearized forms, stft (cuFFT)
   kDataGen,
   kDnn
 };
@@ -80,7 +89,8 @@ enum class OpFamily {
 // rows and cols mean is the sample's (its name says where it differs): the main input's shape
 // for cell-wise ops, aggregates, reorg, indexing and append (ucumk+*: rows x 2; rdiag: rows x 1
 // or rows x rows); ba+*: (rows x cols) %*% (cols x cols), or a vector side; tsmm: X rows x cols;
-// solve: A rows x rows, B rows x cols; rand: the output rows x cols; seq: rows values; DNN: batch
+// solve: A rows x rows, B rows x cols; FFTs: rows x cols rounded down to powers of two where
+// the transform needs them; rand: the output rows x cols; seq: rows values; DNN: batch
 // N = rows, conv and pooling images of about cols pixels with 2 channels and 3 filters, bias ops,
 // channel_sums and batch_norm2d 3 channels of cols cells, lstm D = cols (T = 2, M = 5).
 struct OpSample {

@@ -44,10 +44,14 @@ MatrixBlock make_input(const OpInput& in, const Format& f, uint64_t seed, mem::D
   const double sparsity = in.formatted ? f.sparsity : 1.0;
   const bool sparse = in.formatted && f.sparse;
   MatrixBlock m;
-  if (in.dominant) {
+  if (in.dominant || in.symmetric) {
     MatrixBlock r = test::random_block(in.rows, in.cols, sparsity, seed, in.lo, in.hi, false);
     std::vector<double> v = r.to_dense().dense_values();
-    for (int64_t i = 0; i < std::min(in.rows, in.cols); ++i)
+    if (in.symmetric)
+      for (int64_t i = 0; i < in.rows; ++i)
+        for (int64_t j = 0; j < i; ++j)
+          v[static_cast<size_t>(i * in.cols + j)] = v[static_cast<size_t>(j * in.cols + i)];
+    for (int64_t i = 0; in.dominant && i < std::min(in.rows, in.cols); ++i)
       v[static_cast<size_t>(i * in.cols + i)] += static_cast<double>(in.rows + 1);
     m = MatrixBlock::dense(in.rows, in.cols, std::move(v));
     if (sparse) m = m.to_sparse();
@@ -78,6 +82,7 @@ void check_case(GpuEnv& g, CpuEnv& c, const OpCase& k, mem::DType dt) {
   std::vector<MatrixBlock> ref;
   try {
     c.run(k.cpu_line);
+    for (const std::string& l : k.then) c.run(l);
     for (const OpOutput& o : k.outputs) ref.push_back(result(c, c.ec, o));
   } catch (const std::exception& e) {
     FAIL_CHECK("CPU reference threw: " << e.what());
@@ -87,6 +92,7 @@ void check_case(GpuEnv& g, CpuEnv& c, const OpCase& k, mem::DType dt) {
     const bool on_gpu = g.run(k.gpu_line);
     CHECK(on_gpu);
     if (!on_gpu) return;
+    for (const std::string& l : k.then) g.run(l);
     const OpTol& t = dt == mem::DType::kFloat64 ? k.tol64 : k.tol32;
     for (size_t i = 0; i < k.outputs.size(); ++i) {
       const MatrixBlock want =
@@ -191,6 +197,12 @@ TEST_CASE("op registry: matrix multiply matches the CPU", "[gpu][registry]") {
 }
 TEST_CASE("op registry: solve matches the CPU", "[gpu][registry]") {
   run_family(OpFamily::kSolve, "solve");
+}
+TEST_CASE("op registry: cuSOLVER factorisations match the CPU", "[gpu][registry]") {
+  run_family(OpFamily::kFactor, "factor");
+}
+TEST_CASE("op registry: cuFFT transforms match the CPU", "[gpu][registry]") {
+  run_family(OpFamily::kFft, "fft");
 }
 TEST_CASE("op registry: rand and seq match the CPU", "[gpu][registry]") {
   run_family(OpFamily::kDataGen, "datagen");

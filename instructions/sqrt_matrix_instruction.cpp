@@ -1,0 +1,29 @@
+// sqrt_matrix_java: parsing, shape check and the CPU run (sqrt_matrix_instruction.h).
+#include "instructions/sqrt_matrix_instruction.h"
+
+#include "gpu_context/error.h"
+#include "kernels/cpu/sqrt_matrix.h"
+
+namespace dmlrt::inst {
+
+SqrtMatrixInstruction::SqrtMatrixInstruction(InstructionText t) : Instruction(std::move(t)) {
+  expect_fields(2, 3);
+  in_ = operand(0);
+  out_ = operand(1);
+  DMLRT_REQUIRE(in_.is_matrix() && out_.is_matrix(), ParseError,
+                where() << ": sqrt_matrix_java needs a matrix input and output");
+}
+
+void SqrtMatrixInstruction::check(Shapes& shapes) const {
+  const Dims a = shapes.dims(in_);
+  // SystemDS's validator: "Input to sqrtMatrix() must be square matrix".
+  DMLRT_REQUIRE(
+      !a.known() || a.rows == a.cols, ShapeError,
+      "sqrt_matrix_java: expects a square matrix, got " << kernels::dims_string(a.rows, a.cols));
+}
+
+void SqrtMatrixInstruction::run_cpu(ExecutionContext& ec) {
+  ec.set_matrix(out_.name, kernels::cpu::sqrt_matrix(*ec.matrix(in_)));
+}
+
+}  // namespace dmlrt::inst

@@ -1,0 +1,28 @@
+// uaggouterchain `agg°op°X°Y°out`: SystemDS's fused agg(outer(X, Y, op)) for a column X (m, 1)
+// and a row Y (1, n), which its optimizer emits for rowSums / colSums / sum / rowIndexMax /
+// rowIndexMin over outer(X, Y, <comparison>) (kernels/cpu/outer_aggregate). The output is a
+// matrix: (m, 1), (1, n), or (1, 1) for a full sum (SystemDS casts it with castdts). CPU only.
+#pragma once
+
+#include "instructions/instruction.h"
+#include "kernels/cpu/outer_aggregate.h"
+
+namespace dmlrt::inst {
+
+class UaggOuterChainInstruction final : public Instruction {
+ public:
+  explicit UaggOuterChainInstruction(InstructionText t);
+  // X is a column vector, Y a row vector.
+  void check(Shapes& shapes) const override;
+
+ private:
+  void run_cpu(ExecutionContext& ec) override;
+
+  kernels::cpu::OuterAggKind kind_ = kernels::cpu::OuterAggKind::kAggregate;
+  kernels::cpu::OuterAggDir dir_ = kernels::cpu::OuterAggDir::kAll;
+  kernels::cpu::AggOp agg_ = kernels::cpu::AggOp::kSum;
+  kernels::cpu::BinaryOp op_ = kernels::cpu::BinaryOp{};
+  Operand x_, y_, out_;
+};
+
+}  // namespace dmlrt::inst

@@ -1,0 +1,12 @@
+import numpy as np, os
+os.makedirs("in", exist_ok=True)
+def save(name, A):
+    A = np.atleast_2d(A)
+    np.savetxt("in/" + name + ".csv", A, delimiter=",", fmt="%.6g")
+    with open("in/" + name + ".csv.mtd", "w") as f:
+        f.write('{"data_type": "matrix", "value_type": "double", "rows": %d, "cols": %d, "format": "csv", "header": false, "sep": ","}\n' % A.shape)
+rng = np.random.default_rng(203)
+X = np.round(rng.normal(2, 3, size=(30, 5)), 3)
+save("X", X)
+Q, _ = np.linalg.qr(rng.normal(size=(5, 3)))
+save("C", np.round(Q, 6))

@@ -1,0 +1,9 @@
+import numpy as np, os
+os.makedirs("in", exist_ok=True)
+def save(name, A):
+    A = np.atleast_2d(A)
+    np.savetxt("in/" + name + ".csv", A, delimiter=",", fmt="%.6g")
+    with open("in/" + name + ".csv.mtd", "w") as f:
+        f.write('{"data_type": "matrix", "value_type": "double", "rows": %d, "cols": %d, "format": "csv", "header": false, "sep": ","}\n' % A.shape)
+rng = np.random.default_rng(403)
+save("X", np.round(rng.uniform(1, 3, size=(25, 1)), 2) @ np.round(rng.uniform(0.5, 2, size=(1, 8)), 2))

@@ -1,0 +1,8 @@
+import numpy as np, os
+os.makedirs("in", exist_ok=True)
+def save(name, A):
+    A = np.atleast_2d(A)
+    np.savetxt("in/" + name + ".csv", A, delimiter=",", fmt="%.6g")
+    with open("in/" + name + ".csv.mtd", "w") as f:
+        f.write('{"data_type": "matrix", "value_type": "double", "rows": %d, "cols": %d, "format": "csv", "header": false, "sep": ","}\n' % A.shape)
+save("M", np.array([[0, 1, 1, 0, 0, 1, 0, 1, 1, 0, 1]], dtype=float))

@@ -1,0 +1,16 @@
+# Writes this case's inputs into in/ (fixed seed; values rounded so the files stay readable).
+import os, sys
+import numpy as np
+
+os.makedirs("in", exist_ok=True)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+import case_inputs  # noqa: E402
+from case_inputs import dense, normal, sparse, write_csv  # noqa: E402,F401
+
+rng = case_inputs.rng = np.random.default_rng(1704)
+
+write_csv("X.csv", dense(5, 4, -2, 2))
+write_csv("W1.csv", dense(4, 6, -1, 1))
+write_csv("b1.csv", dense(1, 6, -0.5, 0.5))
+write_csv("W2.csv", dense(6, 3, -1, 1))
+write_csv("b2.csv", dense(1, 3, -0.5, 0.5))

@@ -1,0 +1,13 @@
+# Writes this case's inputs into in/ (fixed seed; values rounded so the files stay readable).
+import os, sys
+import numpy as np
+
+os.makedirs("in", exist_ok=True)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+import case_inputs  # noqa: E402
+from case_inputs import dense, normal, sparse, write_csv  # noqa: E402,F401
+
+rng = case_inputs.rng = np.random.default_rng(1710)
+
+write_csv("X.csv", dense(3, 24, -2, 2))
+write_csv("dout.csv", dense(3, 2, -1, 1))

@@ -1,0 +1,15 @@
+# Writes this case's inputs into in/ (fixed seed; values rounded so the files stay readable).
+import os, sys
+import numpy as np
+
+os.makedirs("in", exist_ok=True)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+import case_inputs  # noqa: E402
+from case_inputs import dense, normal, sparse, write_csv  # noqa: E402,F401
+
+rng = case_inputs.rng = np.random.default_rng(1702)
+
+write_csv("Q.csv", dense(2, 12, -1, 1))
+write_csv("K.csv", dense(2, 12, -1, 1))
+write_csv("V.csv", dense(2, 12, -1, 1))
+write_csv("dctx.csv", dense(2, 12, -1, 1))
