@@ -30,8 +30,7 @@ int small_pivot(const std::vector<double>& diagonal) {
 
 mem::DeviceMatrix output(mem::GpuSession& gpu, int64_t rows, int64_t cols, const char* what,
                          bool zero = false) {
-  return mem::DeviceMatrix::dense(gpu.memory(), rows, cols, gpu.dtype(), gpu.stream(), what,
-                                  zero);
+  return mem::DeviceMatrix::dense(gpu.memory(), rows, cols, gpu.dtype(), gpu.stream(), what, zero);
 }
 
 }  // namespace
@@ -121,9 +120,9 @@ void LinalgInstruction::run_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
         mem::DeviceMatrix v = output(gpu, n, p, "gpu_svd V");
         const int info = kernels::cuda::svd(h, m, n, av, u.values_as<T>(), s.values_as<T>(),
                                             v.values_as<T>(), scratch);
-        DMLRT_REQUIRE(info == 0, RuntimeError,
-                      "svd: the singular values of the " << dims
-                                                         << " input did not converge (gesvd)");
+        DMLRT_REQUIRE(
+            info == 0, RuntimeError,
+            "svd: the singular values of the " << dims << " input did not converge (gesvd)");
         set_gpu_output(ec, gpu, p_, std::move(u));
         set_gpu_output(ec, gpu, l_, std::move(s));
         set_gpu_output(ec, gpu, u_, std::move(v));

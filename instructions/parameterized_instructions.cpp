@@ -64,7 +64,7 @@ ParameterizedInstruction::ParameterizedInstruction(InstructionText t) : Instruct
       require("fn");
       DMLRT_REQUIRE(cpu::group_agg_fn_from_name(params_.at("fn"), &fn_), NotSupported,
                     where() << ": groupedagg: unsupported fn '" << params_.at("fn")
-                            << "' (sum, count, mean, variance, centralmoment)");
+                            << "' (sum, count, mean, variance, centralmoment, min, max)");
       if (fn_ == cpu::GroupAggFn::kCentralMoment) require("order");
       break;
     case Kind::kRmEmpty: {

@@ -140,6 +140,8 @@ bool group_agg_fn_from_name(const std::string& name, GroupAggFn* fn) {
   else if (name == "mean") *fn = GroupAggFn::kMean;
   else if (name == "variance") *fn = GroupAggFn::kVariance;
   else if (name == "centralmoment") *fn = GroupAggFn::kCentralMoment;
+  else if (name == "min") *fn = GroupAggFn::kMin;
+  else if (name == "max") *fn = GroupAggFn::kMax;
   else return false;
   return true;
 }
@@ -195,13 +197,28 @@ MatrixBlock grouped_aggregate(const MatrixBlock& target, const MatrixBlock& grou
       wsum[dst] += wt(src);
     }
   }
+  // An empty group (a group id up to ngroups that no row has) gives 0 for every fn but
+  // centralmoment, which gives NaN (SystemDS's CM objects of weight 0).
   std::vector<double> out(static_cast<size_t>(k * n), 0.0);  // (k, n) row-major
-  if (fn == GroupAggFn::kSum || fn == GroupAggFn::kCount || fn == GroupAggFn::kMean) {
+  if (fn == GroupAggFn::kMin || fn == GroupAggFn::kMax) {
+    // Java's Math.min/max per (group, column): NaN wins; weights do not take part.
+    const bool is_min = fn == GroupAggFn::kMin;
+    std::vector<char> seen(out.size(), 0);
+    for (int64_t i = 0; i < m; ++i) {
+      const int64_t g = gid[static_cast<size_t>(i)];
+      if (g > k) continue;
+      for (int64_t j = 0; j < n; ++j) {
+        const size_t dst = static_cast<size_t>((g - 1) * n + j);
+        const double v = x[static_cast<size_t>(i * n + j)];
+        out[dst] = !seen[dst] ? v : is_min ? java_min(out[dst], v) : java_max(out[dst], v);
+        seen[dst] = 1;
+      }
+    }
+  } else if (fn == GroupAggFn::kSum || fn == GroupAggFn::kCount || fn == GroupAggFn::kMean) {
     for (size_t c = 0; c < out.size(); ++c) {
       if (fn == GroupAggFn::kSum) out[c] = sum[c].sum;
       else if (fn == GroupAggFn::kCount) out[c] = wsum[c];
-      else out[c] = wsum[c] == 0.0 ? std::numeric_limits<double>::quiet_NaN()
-                                   : sum[c].sum / wsum[c];
+      else out[c] = wsum[c] == 0.0 ? 0.0 : sum[c].sum / wsum[c];
     }
   } else {
     // Pass 2: central sums around the group means (two-pass for accuracy).
@@ -222,7 +239,7 @@ MatrixBlock grouped_aggregate(const MatrixBlock& target, const MatrixBlock& grou
       if (fn == GroupAggFn::kVariance)
         out[c] = wsum[c] <= 1.0 ? 0.0 : csum[c].sum / (wsum[c] - 1.0);
       else
-        out[c] = wsum[c] == 0.0 ? 0.0 : csum[c].sum / wsum[c];
+        out[c] = wsum[c] == 0.0 ? std::numeric_limits<double>::quiet_NaN() : csum[c].sum / wsum[c];
     }
   }
   MatrixBlock res = MatrixBlock::dense(k, n, std::move(out));

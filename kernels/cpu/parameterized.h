@@ -41,14 +41,15 @@ MatrixBlock extract_triangular(const MatrixBlock& in, bool lower, bool diag, boo
 MatrixBlock remove_empty(const MatrixBlock& in, bool rows, bool empty_return,
                          const MatrixBlock* select);
 
-enum class GroupAggFn { kSum, kCount, kMean, kVariance, kCentralMoment };
+enum class GroupAggFn { kSum, kCount, kMean, kVariance, kCentralMoment, kMin, kMax };
 // "sum" "count" "mean" "variance" "centralmoment"; false for anything else.
 bool group_agg_fn_from_name(const std::string& name, GroupAggFn* fn);
 
 // target (m, n), groups (m, 1) of ids 1..ngroups, optional weights shaped like target ->
 // (ngroups, n). ngroups < 0 means max(groups). Rows whose group id exceeds ngroups are dropped;
 // an id < 1 throws RuntimeError. variance is the (weighted) sample variance; centralmoment
-// (order 2, 3 or 4) divides by the weight sum, as SystemDS's CM function object.
+// (order 2, 3 or 4) divides by the weight sum, as SystemDS's CM function object; min and max are
+// Java's (NaN wins), unweighted. An empty group gives 0, or NaN for centralmoment (SystemDS).
 MatrixBlock grouped_aggregate(const MatrixBlock& target, const MatrixBlock& groups,
                               const MatrixBlock* weights, GroupAggFn fn, int order,
                               int64_t ngroups);

@@ -45,7 +45,8 @@ void lu_split(const T* cm, const int* pivots, int64_t n, int64_t* perm, T* p, T*
   if (n == 0) return;
   lu_permutation_kernel<<<1, 1, 0, stream>>>(pivots, n, perm);
   DMLRT_CHECK_CTX(cudaGetLastError(), "lu_permutation n=" << n);
-  lu_split_kernel<T><<<detail::grid_for(n * n), detail::kThreads, 0, stream>>>(cm, perm, n, p, l, u);
+  lu_split_kernel<T>
+      <<<detail::grid_for(n * n), detail::kThreads, 0, stream>>>(cm, perm, n, p, l, u);
   DMLRT_CHECK_CTX(cudaGetLastError(), "lu_split n=" << n);
 }
 
@@ -112,8 +113,7 @@ void first_asymmetry(const T* a, int64_t n, double rel, unsigned long long* firs
 // One thread per cell (i, c) of H and R (m, n) row-major; see kernels/cpu/linalg.cpp (qr).
 template <typename T>
 __global__ void qr_commons_form_kernel(const T* __restrict__ cm, const T* __restrict__ tau,
-                                       int64_t m, int64_t n, T* __restrict__ h,
-                                       T* __restrict__ r) {
+                                       int64_t m, int64_t n, T* __restrict__ h, T* __restrict__ r) {
   const int64_t k = m < n ? m : n;
   const int64_t total = m * n;
   const int64_t start = detail::global_thread();
@@ -167,8 +167,7 @@ void launch_lu_split(const float* cm, const int* pivots, int64_t n, int64_t* per
 }
 void launch_identity(double* out, int64_t n, cudaStream_t stream) { identity(out, n, stream); }
 void launch_identity(float* out, int64_t n, cudaStream_t stream) { identity(out, n, stream); }
-void launch_lower_from_column_major(const double* cm, double* out, int64_t n,
-                                    cudaStream_t stream) {
+void launch_lower_from_column_major(const double* cm, double* out, int64_t n, cudaStream_t stream) {
   lower_from_column_major(cm, out, n, stream);
 }
 void launch_lower_from_column_major(const float* cm, float* out, int64_t n, cudaStream_t stream) {

@@ -117,9 +117,9 @@ int inverse(const SolverHandles& h, int64_t n, const T* a, T* out, Scratch& scra
   int host[2] = {0, 0};
   DMLRT_CHECK(cudaMemcpyAsync(host, info, sizeof(host), cudaMemcpyDeviceToHost, h.stream));
   DMLRT_CHECK(cudaStreamSynchronize(h.stream));
-  DMLRT_REQUIRE(host[0] >= 0 && host[1] == 0, Error,
-                "inverse: cusolver getrf/getrs rejected argument "
-                    << -(host[0] != 0 ? host[0] : host[1]));
+  DMLRT_REQUIRE(
+      host[0] >= 0 && host[1] == 0, Error,
+      "inverse: cusolver getrf/getrs rejected argument " << -(host[0] != 0 ? host[0] : host[1]));
   return host[0];
 }
 
@@ -176,8 +176,8 @@ CholeskyReport cholesky(const SolverHandles& h, int64_t n, const T* a, double re
   CholeskyReport r;
   unsigned long long host_first = 0;
   std::vector<T> diag(static_cast<size_t>(n));
-  DMLRT_CHECK(cudaMemcpyAsync(&host_first, first, sizeof(host_first), cudaMemcpyDeviceToHost,
-                              h.stream));
+  DMLRT_CHECK(
+      cudaMemcpyAsync(&host_first, first, sizeof(host_first), cudaMemcpyDeviceToHost, h.stream));
   DMLRT_CHECK(cudaMemcpyAsync(&r.info, info, sizeof(int), cudaMemcpyDeviceToHost, h.stream));
   copy_diagonal(static_cast<const T*>(cm), n, diag.data(), h.stream);
   DMLRT_CHECK(cudaStreamSynchronize(h.stream));
@@ -236,7 +236,8 @@ int svd(const SolverHandles& h, int64_t m, int64_t n, const T* a, T* u, T* sigma
   // W's V^T (p, cc) column-major is row-major V (cc, p): A's V when tall, A's U when wide.
   T* vt = tall ? v : u;
   int lwork = 0;
-  DMLRT_CHECK_CTX(gesvd_size(h.cusolver, ri, ci, w, &lwork), "gesvd_bufferSize " << rr << "x" << cc);
+  DMLRT_CHECK_CTX(gesvd_size(h.cusolver, ri, ci, w, &lwork),
+                  "gesvd_bufferSize " << rr << "x" << cc);
   T* work = scratch.allocate_n<T>(static_cast<size_t>(lwork > 0 ? lwork : 1), "gesvd workspace");
   T* rwork = scratch.allocate_n<T>(static_cast<size_t>(p), "gesvd rwork");
   int* info = scratch.allocate_n<int>(1, "devInfo");
@@ -253,13 +254,13 @@ int svd(const SolverHandles& h, int64_t m, int64_t n, const T* a, T* u, T* sigma
   return host_info;
 }
 
-#define DMLRT_LINALG_INSTANTIATE(T)                                                            \
-  template int inverse<T>(const SolverHandles&, int64_t, const T*, T*, Scratch&);              \
-  template LuReport lu_report<T>(const SolverHandles&, int64_t, const T*, Scratch&);           \
-  template LuReport lu<T>(const SolverHandles&, int64_t, const T*, T*, T*, T*, Scratch&);      \
-  template CholeskyReport cholesky<T>(const SolverHandles&, int64_t, const T*, double, T*,     \
-                                      Scratch&);                                               \
-  template void qr<T>(const SolverHandles&, int64_t, int64_t, const T*, T*, T*, Scratch&);     \
+#define DMLRT_LINALG_INSTANTIATE(T)                                                        \
+  template int inverse<T>(const SolverHandles&, int64_t, const T*, T*, Scratch&);          \
+  template LuReport lu_report<T>(const SolverHandles&, int64_t, const T*, Scratch&);       \
+  template LuReport lu<T>(const SolverHandles&, int64_t, const T*, T*, T*, T*, Scratch&);  \
+  template CholeskyReport cholesky<T>(const SolverHandles&, int64_t, const T*, double, T*, \
+                                      Scratch&);                                           \
+  template void qr<T>(const SolverHandles&, int64_t, int64_t, const T*, T*, T*, Scratch&); \
   template int svd<T>(const SolverHandles&, int64_t, int64_t, const T*, T*, T*, T*, Scratch&);
 DMLRT_LINALG_INSTANTIATE(double)
 DMLRT_LINALG_INSTANTIATE(float)

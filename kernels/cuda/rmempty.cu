@@ -100,9 +100,8 @@ __device__ __forceinline__ bool rmempty_takes(const int32_t* ci, const T* v, boo
 
 template <typename T>
 __global__ void rmempty_csr_counts_kernel(const int32_t* __restrict__ rp,
-                                          const int32_t* __restrict__ ci,
-                                          const T* __restrict__ v, int64_t m, bool rows,
-                                          const int64_t* __restrict__ to,
+                                          const int32_t* __restrict__ ci, const T* __restrict__ v,
+                                          int64_t m, bool rows, const int64_t* __restrict__ to,
                                           int32_t* __restrict__ out_rp) {
   for (int64_t r = detail::global_thread(); r < m; r += detail::grid_stride()) {
     if (rows && to[r + 1] == to[r]) continue;  // dropped row
@@ -114,9 +113,8 @@ __global__ void rmempty_csr_counts_kernel(const int32_t* __restrict__ rp,
 
 template <typename T>
 __global__ void rmempty_csr_gather_kernel(const int32_t* __restrict__ rp,
-                                          const int32_t* __restrict__ ci,
-                                          const T* __restrict__ v, int64_t m, bool rows,
-                                          const int64_t* __restrict__ to,
+                                          const int32_t* __restrict__ ci, const T* __restrict__ v,
+                                          int64_t m, bool rows, const int64_t* __restrict__ to,
                                           const int32_t* __restrict__ out_rp,
                                           int32_t* __restrict__ out_ci, T* __restrict__ out_v) {
   for (int64_t r = detail::global_thread(); r < m; r += detail::grid_stride()) {
@@ -172,23 +170,21 @@ void launch_rmempty_csr_flags(const int32_t* rp, const int32_t* ci, const float*
   rmempty_csr_flags(rp, ci, v, m, n, rows, keep, stream);
 }
 void launch_rmempty_csr_counts(const int32_t* rp, const int32_t* ci, const double* v, int64_t m,
-                               bool rows, const int64_t* to, int32_t* out_rp,
-                               cudaStream_t stream) {
+                               bool rows, const int64_t* to, int32_t* out_rp, cudaStream_t stream) {
   rmempty_csr_counts(rp, ci, v, m, rows, to, out_rp, stream);
 }
 void launch_rmempty_csr_counts(const int32_t* rp, const int32_t* ci, const float* v, int64_t m,
-                               bool rows, const int64_t* to, int32_t* out_rp,
-                               cudaStream_t stream) {
+                               bool rows, const int64_t* to, int32_t* out_rp, cudaStream_t stream) {
   rmempty_csr_counts(rp, ci, v, m, rows, to, out_rp, stream);
 }
 void launch_rmempty_csr_gather(const int32_t* rp, const int32_t* ci, const double* v, int64_t m,
-                               bool rows, const int64_t* to, const int32_t* out_rp,
-                               int32_t* out_ci, double* out_v, cudaStream_t stream) {
+                               bool rows, const int64_t* to, const int32_t* out_rp, int32_t* out_ci,
+                               double* out_v, cudaStream_t stream) {
   rmempty_csr_gather(rp, ci, v, m, rows, to, out_rp, out_ci, out_v, stream);
 }
 void launch_rmempty_csr_gather(const int32_t* rp, const int32_t* ci, const float* v, int64_t m,
-                               bool rows, const int64_t* to, const int32_t* out_rp,
-                               int32_t* out_ci, float* out_v, cudaStream_t stream) {
+                               bool rows, const int64_t* to, const int32_t* out_rp, int32_t* out_ci,
+                               float* out_v, cudaStream_t stream) {
   rmempty_csr_gather(rp, ci, v, m, rows, to, out_rp, out_ci, out_v, stream);
 }
 
@@ -204,9 +200,9 @@ size_t rmempty_offsets_workspace_bytes(int64_t om) {
 void launch_rmempty_offsets_scan(int32_t* out_rp, int64_t om, void* workspace,
                                  size_t workspace_bytes, cudaStream_t stream) {
   if (om <= 0) return;
-  DMLRT_CHECK_CTX(cub::DeviceScan::InclusiveSum(workspace, workspace_bytes, out_rp + 1,
-                                                out_rp + 1, om, stream),
-                  "rmempty offsets scan om=" << om);
+  DMLRT_CHECK_CTX(
+      cub::DeviceScan::InclusiveSum(workspace, workspace_bytes, out_rp + 1, out_rp + 1, om, stream),
+      "rmempty offsets scan om=" << om);
 }
 
 void launch_rmempty_flags(const double* a, int64_t m, int64_t n, bool rows, int64_t* keep,
@@ -217,8 +213,7 @@ void launch_rmempty_flags(const float* a, int64_t m, int64_t n, bool rows, int64
                           cudaStream_t stream) {
   rmempty_flags(a, m, n, rows, keep, stream);
 }
-void launch_rmempty_select_flags(const double* s, int64_t len, int64_t* keep,
-                                 cudaStream_t stream) {
+void launch_rmempty_select_flags(const double* s, int64_t len, int64_t* keep, cudaStream_t stream) {
   rmempty_select_flags(s, len, keep, stream);
 }
 void launch_rmempty_select_flags(const float* s, int64_t len, int64_t* keep, cudaStream_t stream) {
@@ -244,9 +239,9 @@ size_t rmempty_scan_workspace_bytes(int64_t len) {
 
 void launch_rmempty_scan(int64_t* keep, int64_t len, void* workspace, size_t workspace_bytes,
                          cudaStream_t stream) {
-  DMLRT_CHECK_CTX(cub::DeviceScan::ExclusiveSum(workspace, workspace_bytes, keep, keep, len + 1,
-                                                stream),
-                  "rmempty scan len=" << len);
+  DMLRT_CHECK_CTX(
+      cub::DeviceScan::ExclusiveSum(workspace, workspace_bytes, keep, keep, len + 1, stream),
+      "rmempty scan len=" << len);
 }
 
 }  // namespace dmlrt::kernels::cuda

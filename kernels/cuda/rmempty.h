@@ -1,6 +1,7 @@
 // Launchers of the rmempty kernel family (host-clean): removeEmpty on dense row-major and on CSR
-// (int32) device matrices as flag + prefix sum + gather, the CPU kernel's rules (kernels/cpu/parameterized.h,
-// remove_empty). Pointers are device pointers; `stream` is a cudaStream_t; nothing synchronises.
+// (int32) device matrices as flag + prefix sum + gather, the CPU kernel's rules
+// (kernels/cpu/parameterized.h, remove_empty). Pointers are device pointers; `stream` is a
+// cudaStream_t; nothing synchronises.
 //
 // Note [GPU rmempty]
 // (1) keep (len + 1 int64, len = rows or columns of the target) gets 1 for every row/column that
@@ -54,21 +55,19 @@ void launch_rmempty_csr_flags(const int32_t* rp, const int32_t* ci, const float*
 // (3a) out_rp[t + 1] = the entries output row t takes (t = to[r] for a kept row r with rows,
 // t = r with columns); the caller zero-fills out_rp (om + 1 entries) before.
 void launch_rmempty_csr_counts(const int32_t* rp, const int32_t* ci, const double* v, int64_t m,
-                               bool rows, const int64_t* to, int32_t* out_rp,
-                               cudaStream_t stream);
+                               bool rows, const int64_t* to, int32_t* out_rp, cudaStream_t stream);
 void launch_rmempty_csr_counts(const int32_t* rp, const int32_t* ci, const float* v, int64_t m,
-                               bool rows, const int64_t* to, int32_t* out_rp,
-                               cudaStream_t stream);
+                               bool rows, const int64_t* to, int32_t* out_rp, cudaStream_t stream);
 // (3b) out_rp[1..om] scanned in place into row offsets (out_rp[0] is 0).
 size_t rmempty_offsets_workspace_bytes(int64_t om);
 void launch_rmempty_offsets_scan(int32_t* out_rp, int64_t om, void* workspace,
                                  size_t workspace_bytes, cudaStream_t stream);
 // (3c) the kept entries into out_ci / out_v at out_rp's offsets.
 void launch_rmempty_csr_gather(const int32_t* rp, const int32_t* ci, const double* v, int64_t m,
-                               bool rows, const int64_t* to, const int32_t* out_rp,
-                               int32_t* out_ci, double* out_v, cudaStream_t stream);
+                               bool rows, const int64_t* to, const int32_t* out_rp, int32_t* out_ci,
+                               double* out_v, cudaStream_t stream);
 void launch_rmempty_csr_gather(const int32_t* rp, const int32_t* ci, const float* v, int64_t m,
-                               bool rows, const int64_t* to, const int32_t* out_rp,
-                               int32_t* out_ci, float* out_v, cudaStream_t stream);
+                               bool rows, const int64_t* to, const int32_t* out_rp, int32_t* out_ci,
+                               float* out_v, cudaStream_t stream);
 
 }  // namespace dmlrt::kernels::cuda

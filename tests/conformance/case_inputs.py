@@ -16,6 +16,16 @@ def mtd(path, A, fmt, **extra):
         json.dump(meta, f, indent=1)
 
 
+def java_number(v):
+    """A cell as SystemDS's readers take it: NaN and Infinity spelled as Java does (not nan/inf)."""
+    v = float(v)
+    if v != v:
+        return "NaN"
+    if v in (float("inf"), float("-inf")):
+        return "Infinity" if v > 0 else "-Infinity"
+    return repr(v)
+
+
 def write_csv(name, A, sep=",", header=False):
     A = np.asarray(A, dtype=float)
     path = f"in/{name}"
@@ -23,7 +33,7 @@ def write_csv(name, A, sep=",", header=False):
         if header:
             f.write(sep.join(f"C{j + 1}" for j in range(A.shape[1])) + "\n")
         for row in A:
-            f.write(sep.join(repr(float(v)) for v in row) + "\n")
+            f.write(sep.join(java_number(v) for v in row) + "\n")
     mtd(path, A, "csv", header=header, sep=sep)
 
 

@@ -60,9 +60,9 @@ TEST_CASE("gpu linalg fails with the CPU's messages", "[gpu][cusolver][linalg]")
     CHECK(error_of(env, "GPU°lu°A·MATRIX·FP64°P°L°U") == cpu);
   }
   SECTION("cholesky of a matrix that is not symmetric, not positive definite, or barely so") {
-    for (const MatrixBlock& a : {dense_of(2, 2, {4, 2, 3, 3}), dense_of(2, 2, {1, 2, 2, 1}),
-                                 dense_of(2, 2, {1e-11, 0, 0, 1}),
-                                 dense_of(3, 3, {4, 1, 1, 1, 4, 1, 1, 1.5, 4})}) {
+    for (const MatrixBlock& a :
+         {dense_of(2, 2, {4, 2, 3, 3}), dense_of(2, 2, {1, 2, 2, 1}),
+          dense_of(2, 2, {1e-11, 0, 0, 1}), dense_of(3, 3, {4, 1, 1, 1, 4, 1, 1, 1.5, 4})}) {
       env.bind("A", a);
       check_same_error(env, "cholesky", "A·MATRIX·FP64°OUT");
     }

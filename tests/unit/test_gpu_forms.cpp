@@ -43,8 +43,8 @@ TEST_CASE("issue #17's GPU forms: table rows and instructions", "[opcodes][gpu-f
 }
 
 TEST_CASE("xor and the bitwise ops are not fused into cell-wise chains", "[opcodes][gpu-forms]") {
-  using kernels::cpu::BinaryOp;
   using kernels::cpu::binary_op_fusable;
+  using kernels::cpu::BinaryOp;
   CHECK(binary_op_fusable(BinaryOp::kPlus));
   CHECK(binary_op_fusable(BinaryOp::kMinusNz));
   for (BinaryOp op : {BinaryOp::kXor, BinaryOp::kBitwAnd, BinaryOp::kBitwOr, BinaryOp::kBitwXor,
