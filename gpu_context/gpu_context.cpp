@@ -16,6 +16,20 @@ namespace detail {
 const char* status_name(cublasStatus_t st) { return cublasGetStatusName(st); }
 const char* status_name(cusparseStatus_t st) { return cusparseGetErrorName(st); }
 const char* status_name(cudnnStatus_t st) { return cudnnGetErrorString(st); }
+const char* status_name(cufftResult st) {
+  switch (st) {
+    case CUFFT_SUCCESS: return "CUFFT_SUCCESS";
+    case CUFFT_INVALID_PLAN: return "CUFFT_INVALID_PLAN";
+    case CUFFT_ALLOC_FAILED: return "CUFFT_ALLOC_FAILED";
+    case CUFFT_INVALID_VALUE: return "CUFFT_INVALID_VALUE";
+    case CUFFT_INTERNAL_ERROR: return "CUFFT_INTERNAL_ERROR";
+    case CUFFT_EXEC_FAILED: return "CUFFT_EXEC_FAILED";
+    case CUFFT_SETUP_FAILED: return "CUFFT_SETUP_FAILED";
+    case CUFFT_INVALID_SIZE: return "CUFFT_INVALID_SIZE";
+    default: return "CUFFT_(other)";
+  }
+}
+
 const char* status_name(cusolverStatus_t st) {
   switch (st) {
     case CUSOLVER_STATUS_SUCCESS: return "CUSOLVER_STATUS_SUCCESS";

@@ -6,6 +6,7 @@
 #ifdef DMLRT_WITH_CUDA
 #include <cublas_v2.h>
 #include <cudnn.h>
+#include <cufft.h>
 #include <cusolverDn.h>
 #include <cusparse.h>
 
@@ -21,6 +22,7 @@ using CublasError = LibraryError<cublasStatus_t>;
 using CusparseError = LibraryError<cusparseStatus_t>;
 using CusolverError = LibraryError<cusolverStatus_t>;
 using CudnnError = LibraryError<cudnnStatus_t>;
+using CufftError = LibraryError<cufftResult>;
 
 namespace gpu::detail {
 
@@ -28,6 +30,7 @@ const char* status_name(cublasStatus_t st);
 const char* status_name(cusparseStatus_t st);
 const char* status_name(cusolverStatus_t st);
 const char* status_name(cudnnStatus_t st);
+const char* status_name(cufftResult st);
 
 template <typename Status>
 [[noreturn]] void throw_library(Status st, const char* library, const char* call, const char* file,
@@ -43,6 +46,7 @@ inline bool check_ok(cublasStatus_t st) { return st == CUBLAS_STATUS_SUCCESS; }
 inline bool check_ok(cusparseStatus_t st) { return st == CUSPARSE_STATUS_SUCCESS; }
 inline bool check_ok(cusolverStatus_t st) { return st == CUSOLVER_STATUS_SUCCESS; }
 inline bool check_ok(cudnnStatus_t st) { return st == CUDNN_STATUS_SUCCESS; }
+inline bool check_ok(cufftResult st) { return st == CUFFT_SUCCESS; }
 
 [[noreturn]] inline void throw_status(cublasStatus_t st, const char* call, const char* file,
                                       int line, const std::string& ctx) {
@@ -59,6 +63,10 @@ inline bool check_ok(cudnnStatus_t st) { return st == CUDNN_STATUS_SUCCESS; }
 [[noreturn]] inline void throw_status(cudnnStatus_t st, const char* call, const char* file,
                                       int line, const std::string& ctx) {
   throw_library(st, "cuDNN", call, file, line, ctx);
+}
+[[noreturn]] inline void throw_status(cufftResult st, const char* call, const char* file, int line,
+                                      const std::string& ctx) {
+  throw_library(st, "cuFFT", call, file, line, ctx);
 }
 
 }  // namespace gpu::detail

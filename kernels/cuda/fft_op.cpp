@@ -11,29 +11,12 @@
 
 #include <cufft.h>
 
-#include <sstream>
 #include <string>
 
-#include "gpu_context/cuda_check.h"
+#include "gpu_context/library_check.h"
 #include "kernels/cuda/fft.h"
 
-namespace dmlrt {
-
-using CufftError = LibraryError<cufftResult>;
-
-// DMLRT_CHECK for cuFFT's status type (cuFFT has no status-name function: the code is printed).
-namespace gpu::detail {
-inline bool check_ok(cufftResult st) { return st == CUFFT_SUCCESS; }
-[[noreturn]] inline void throw_status(cufftResult st, const char* call, const char* file, int line,
-                                      const std::string& ctx) {
-  std::ostringstream os;
-  os << file << ":" << line << ": " << call << " failed: cuFFT status " << static_cast<int>(st);
-  if (!ctx.empty()) os << " [" << ctx << "]";
-  throw CufftError(os.str(), st);
-}
-}  // namespace gpu::detail
-
-namespace kernels::cuda {
+namespace dmlrt::kernels::cuda {
 namespace {
 
 // The owner of one cuFFT plan. Not gpu::UniqueHandle: a cufftHandle is an int for which 0 is a
@@ -115,5 +98,4 @@ template void stft<double>(cudaStream_t, const double*, const double*, int64_t, 
 template void stft<float>(cudaStream_t, const float*, const float*, int64_t, int64_t, int64_t,
                           int64_t, int64_t, float*, float*, Scratch&);
 
-}  // namespace kernels::cuda
-}  // namespace dmlrt
+}  // namespace dmlrt::kernels::cuda

@@ -537,7 +537,9 @@ void add_linalg(std::vector<OpSample>& s) {
   for (const Quat& q : all) {
     const std::string fields = std::string(q.opcode) + "°" + q.fields + "°2";
     const bool scalar = q.scalar_out;
-    const std::string label = std::string(q.opcode) + " " + q.fields.substr(q.fields.rfind('°') + 1);
+    const std::string sep = "°";  // two bytes in UTF-8
+    const std::string label =
+        std::string(q.opcode) + " " + q.fields.substr(q.fields.rfind(sep) + sep.size());
     s.push_back({q.opcode, label, OpFamily::kMatmult, [fields, scalar](int64_t r, int64_t c) {
                    OpCase k = lines(fields);
                    k.inputs = {in("W", r, c, 0, 2), in("X", r, c, -2, 2),
