@@ -258,7 +258,7 @@ def load_opcodes():
     path = os.path.join(REPO, "instructions", "opcode_table.cpp")
     try:
         with open(path) as f:
-            ops = re.findall(r'\{"([^"]+)",\s*make_\w+', f.read())
+            ops = re.findall(r'\{"([^"]+)",\s*(?:construct<\w+>|make_\w+)', f.read())
     except OSError:
         ops = []
     return ops or list(FALLBACK_OPCODES)
