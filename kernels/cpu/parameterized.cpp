@@ -184,10 +184,11 @@ MatrixBlock grouped_aggregate(const MatrixBlock& target, const MatrixBlock& grou
   const std::vector<double> x = dense_copy(target);  // (m, n) row-major
   const std::vector<double> w = weights ? dense_copy(*weights) : std::vector<double>();
   auto wt = [&](size_t idx) { return weights ? w[idx] : 1.0; };
-  // Pass 1: weight sums and Kahan sums of w*x per (group, column).
-  std::vector<KahanSum> sum(static_cast<size_t>(k * n));
-  std::vector<double> wsum(static_cast<size_t>(k * n), 0.0);
-  for (int64_t i = 0; i < m; ++i) {
+  // Pass 1: weight sums and Kahan sums of w*x per (group, column); min and max need neither.
+  const bool extreme = fn == GroupAggFn::kMin || fn == GroupAggFn::kMax;
+  std::vector<KahanSum> sum(extreme ? 0 : static_cast<size_t>(k * n));
+  std::vector<double> wsum(extreme ? 0 : static_cast<size_t>(k * n), 0.0);
+  for (int64_t i = 0; i < m && !extreme; ++i) {
     const int64_t g = gid[static_cast<size_t>(i)];
     if (g > k) continue;
     for (int64_t j = 0; j < n; ++j) {
@@ -200,7 +201,7 @@ MatrixBlock grouped_aggregate(const MatrixBlock& target, const MatrixBlock& grou
   // An empty group (a group id up to ngroups that no row has) gives 0 for every fn but
   // centralmoment, which gives NaN (SystemDS's CM objects of weight 0).
   std::vector<double> out(static_cast<size_t>(k * n), 0.0);  // (k, n) row-major
-  if (fn == GroupAggFn::kMin || fn == GroupAggFn::kMax) {
+  if (extreme) {
     // Java's Math.min/max per (group, column): NaN wins; weights do not take part.
     const bool is_min = fn == GroupAggFn::kMin;
     std::vector<char> seen(out.size(), 0);
@@ -247,12 +248,6 @@ MatrixBlock grouped_aggregate(const MatrixBlock& target, const MatrixBlock& grou
   return res;
 }
 
-namespace {
-
-std::string format_cell(double v, int decimal) { return java_fixed_decimal(v, decimal); }
-
-}  // namespace
-
 std::string to_string(const MatrixBlock& in, int64_t rows, int64_t cols, int decimal, bool sparse,
                       const std::string& sep, const std::string& linesep) {
   DMLRT_REQUIRE(decimal >= 0 && decimal <= 340, RuntimeError,
@@ -265,7 +260,8 @@ std::string to_string(const MatrixBlock& in, int64_t rows, int64_t cols, int dec
       for (int64_t j = 0; j < n; ++j) {
         const double v = in.get(i, j);
         if (v == 0.0) continue;
-        out += std::to_string(i + 1) + sep + std::to_string(j + 1) + sep + format_cell(v, decimal) +
+        out += std::to_string(i + 1) + sep + std::to_string(j + 1) + sep +
+               java_fixed_decimal(v, decimal) +
                linesep;
       }
     return out;
@@ -273,7 +269,7 @@ std::string to_string(const MatrixBlock& in, int64_t rows, int64_t cols, int dec
   for (int64_t i = 0; i < m; ++i) {
     for (int64_t j = 0; j < n; ++j) {
       const double v = in.get(i, j);
-      out += format_cell(v == 0.0 ? 0.0 : v, decimal);  // -0 prints as 0
+      out += java_fixed_decimal(v == 0.0 ? 0.0 : v, decimal);  // -0 prints as 0
       out += j + 1 < n ? sep : linesep;
     }
   }
