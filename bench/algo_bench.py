@@ -209,6 +209,8 @@ def main():
             p.add_argument("--cpu", action="store_true", help="also dmlrt's CPU backend")
             p.add_argument("--torch", action="store_true", help="the PyTorch anchors and floors")
     a = ap.parse_args()
+    if getattr(a, "dmlrt", None):
+        a.dmlrt = os.path.abspath(a.dmlrt)  # the SystemDS comparison runs in a scratch folder
     {"capture": capture, "run": run, "systemds": run_systemds}[a.cmd](a)
 
 
