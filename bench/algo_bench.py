@@ -96,6 +96,31 @@ def algorithm_seconds(name, text):
     return total - sum(sec for op, sec, _ in heavy if op in DATAGEN_OPS), "exec - datagen"
 
 
+TX_LINE = re.compile(r"^  (.+):\t(\d+)/(\d+) / (\d+)/(\d+) / (\d+)\.$")
+
+
+def transfers_by_instruction(text):
+    """-stats' "GPU mem tx by instruction" rows: {name: (toDev bytes, fromDev bytes, largest)}."""
+    out, inside = {}, False
+    for line in text.splitlines():
+        if line.startswith("GPU mem tx by instruction"):
+            inside = True
+            continue
+        m = TX_LINE.match(line) if inside else None
+        if not m:
+            inside = False
+            continue
+        out[m.group(1)] = (int(m.group(2)), int(m.group(4)), int(m.group(6)))
+    return out
+
+
+def host_copies(variant, transfers):
+    """Instructions that copied a data-sized matrix (at least 1% of X's bytes) to the host."""
+    n, m, s = VARIANTS[variant]
+    x_bytes = n * m * 8 if s >= 1.0 else int(n * m * s * 12)
+    return {op: t[2] for op, t in transfers.items() if t[2] >= x_bytes / 100}
+
+
 def run_dmlrt(dmlrt, plan, flags, timeout):
     cmd = [dmlrt] + flags + ["-stats", "200", "-f", plan]
     t0 = time.time()
@@ -124,6 +149,10 @@ def run(args):
                 else:
                     rec["seconds"], rec["how"] = algorithm_seconds(name, r.stdout + r.stderr)
                     rec["stats"] = (r.stdout + r.stderr)[-3000:]
+                    if flags:  # -gpu: what left the device (Note [Transfers by instruction])
+                        tx = transfers_by_instruction(r.stdout + r.stderr)
+                        rec["transfers"] = tx
+                        rec["host_copies"] = host_copies(variant, tx)
                 records.append(rec)
                 print(f"[algo] {name} {variant} {label}: "
                       f"{rec.get('seconds', rec.get('error'))}", flush=True)
@@ -135,6 +164,18 @@ def run(args):
     with open(args.out, "w") as f:
         json.dump(records, f, indent=1)
     print(table(records))
+    copies = [(r["algorithm"], r["variant"], r["host_copies"]) for r in records
+              if r.get("host_copies")]
+    for a, v, c in copies:
+        print(f"[algo] {a} {v}: data-sized copies to the host: {c}")
+    if args.check_transfers:
+        failed = [r for r in records if "error" in r and r.get("backend") == "dmlrt -gpu"]
+        for r in failed:
+            print(f"[algo] {r['algorithm']} {r['variant']} failed: {r['error']}")
+        gpu_runs = sum(1 for r in records if r.get("backend") == "dmlrt -gpu")
+        bad = len(copies) + len(failed)
+        print(f"transfer check: {gpu_runs - bad} passed, {bad} failed")
+        sys.exit(1 if bad else 0)
 
 
 def run_systemds(args):
@@ -208,6 +249,9 @@ def main():
         if cmd == "run":
             p.add_argument("--cpu", action="store_true", help="also dmlrt's CPU backend")
             p.add_argument("--torch", action="store_true", help="the PyTorch anchors and floors")
+            p.add_argument("--check-transfers", action="store_true",
+                           help="exit 1 when a -gpu run copied a data-sized matrix to the host "
+                                "(>= 1%% of X's bytes in one copy) or failed")
     a = ap.parse_args()
     if getattr(a, "dmlrt", None):
         a.dmlrt = os.path.abspath(a.dmlrt)  # the SystemDS comparison runs in a scratch folder

@@ -402,5 +402,27 @@ Heavy hitter instructions:
         t = algo_bench.table(recs)
         self.assertIn("| pca | dense | 0.5000 s | — |", t)
 
+    TX = """GPU mem tx bytes (toDev / fromDev / evict):\t100 / 800000000 / 0.
+GPU mem tx by instruction (toDev bytes/count / fromDev bytes/count / largest fromDev):
+  mmchain:\t0/0 / 800000000/20 / 40000000.
+  castdts:\t0/0 / 160/20 / 8.
+  (outside instructions):\t100/1 / 0/0 / 0.
+Heavy hitter instructions:
+"""
+
+    def test_transfer_rows_are_read_from_stats(self):
+        tx = algo_bench.transfers_by_instruction(self.TX)
+        self.assertEqual(tx["mmchain"], (0, 800000000, 40000000))
+        self.assertEqual(tx["castdts"], (0, 160, 8))
+        self.assertEqual(tx["(outside instructions)"], (100, 0, 0))
+        self.assertEqual(len(tx), 3)  # the heavy-hitter header ends the block
+
+    def test_a_data_sized_copy_to_the_host_is_flagged(self):
+        tx = algo_bench.transfers_by_instruction(self.TX)
+        # small: X 50000 x 400 dense = 160 MB; 1% = 1.6 MB: mmchain's 40 MB copy counts, castdts not.
+        self.assertEqual(algo_bench.host_copies("small", tx), {"mmchain": 40000000})
+        # tiny: X 2000 x 50 = 800 KB; 1% = 8 KB: castdts's 8-byte reads still do not.
+        self.assertEqual(set(algo_bench.host_copies("tiny", tx)), {"mmchain"})
+
 if __name__ == "__main__":
     unittest.main()

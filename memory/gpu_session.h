@@ -140,6 +140,8 @@ class GpuSession {
   void copy_d2h(void* dst, const void* src, size_t bytes);
   void upload_values(void* dst, const double* src, int64_t n, DType dtype);
   void download_values(double* dst, const void* src, int64_t n, DType dtype, bool for_eviction);
+  // Charges a device-to-host copy to the running instruction (Note [Transfers by instruction]).
+  void count_from_dev(size_t bytes);
 
   GpuSessionOptions options_;
   GpuStats stats_;

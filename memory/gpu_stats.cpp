@@ -1,12 +1,14 @@
 // The -stats GPU block; labels verbatim from SystemDS (reference/systemds-format.md §5.3).
 #include "memory/gpu_stats.h"
 
+#include <algorithm>
 #include <iomanip>
 #include <sstream>
+#include <vector>
 
 namespace dmlrt::mem {
 
-std::string format_gpu_stats(const GpuStats& s) {
+std::string format_gpu_stats(const GpuStats& s, int top_ops) {
   std::ostringstream os;
   os << std::fixed << std::setprecision(3);
   os << "CUDA/CuLibraries init time:\t" << s.cuda_init_s << "/" << s.libraries_init_s << " sec.\n";
@@ -30,6 +32,19 @@ std::string format_gpu_stats(const GpuStats& s) {
      << s.sparse_to_dense_n << " / " << s.dense_to_sparse_n << ".\n";
   os << "GPU mem tx bytes (toDev / fromDev / evict):\t" << s.to_dev_bytes << " / "
      << s.from_dev_bytes << " / " << s.evict_bytes << ".\n";
+  // dmlrt's own lines (Note [Transfers by instruction]): one per instruction, most bytes first.
+  std::vector<std::pair<std::string, GpuStats::OpTransfers>> rows(s.by_op.begin(), s.by_op.end());
+  auto total = [](const GpuStats::OpTransfers& t) { return t.to_dev_bytes + t.from_dev_bytes; };
+  std::stable_sort(rows.begin(), rows.end(),
+                   [&](const auto& a, const auto& b) { return total(a.second) > total(b.second); });
+  if (top_ops >= 0 && rows.size() > static_cast<size_t>(top_ops)) rows.resize(static_cast<size_t>(top_ops));
+  if (!rows.empty())
+    os << "GPU mem tx by instruction (toDev bytes/count / fromDev bytes/count / largest fromDev):\n";
+  for (const auto& [name, t] : rows) {
+    os << "  " << (name.empty() ? "(outside instructions)" : name) << ":\t" << t.to_dev_bytes << "/"
+       << t.to_dev_n << " / " << t.from_dev_bytes << "/" << t.from_dev_n << " / "
+       << t.largest_from_dev << ".\n";
+  }
   return os.str();
 }
 

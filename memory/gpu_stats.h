@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 
 namespace dmlrt::mem {
@@ -33,10 +34,28 @@ struct GpuStats {
 
   // Block cache: cached blocks released with cudaFree to make room.
   int64_t cache_release_n = 0;
+
+  // Transfers by the instruction that caused them (Note [Transfers by instruction]).
+  struct OpTransfers {
+    int64_t to_dev_bytes = 0, to_dev_n = 0, from_dev_bytes = 0, from_dev_n = 0;
+    int64_t largest_from_dev = 0;  // bytes of the largest single device-to-host copy
+  };
+  std::map<std::string, OpTransfers> by_op;
+  // The instruction running now (its -stats name), set by the interpreter; "" outside any.
+  std::string current_op;
 };
 
+// Note [Transfers by instruction]
+// Issue #18: with -gpu, a data-sized matrix should leave the device only when the program reads
+// it. Every upload, download and element read adds its bytes to by_op[current_op], the innermost
+// instruction running when it happened — a CPU instruction whose input lives on the device is
+// charged for the download it forces (e.g. `contains` pulling X back), eviction traffic to the
+// instruction whose allocation forced it. -stats prints the rows that moved the most, and
+// bench/algo_bench.py's transfer check reads them.
+
 // SystemDS's GPU block of -stats (GPUStatistics.getStringForCudaTimers), tab-separated labels,
-// times in seconds with three decimals, followed by dmlrt's byte-count line.
-std::string format_gpu_stats(const GpuStats& s);
+// times in seconds with three decimals, followed by dmlrt's byte-count line and, where anything
+// moved, the instructions that moved the most bytes (top `top_ops` by total bytes).
+std::string format_gpu_stats(const GpuStats& s, int top_ops = 10);
 
 }  // namespace dmlrt::mem

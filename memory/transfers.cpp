@@ -172,6 +172,9 @@ DeviceMatrix GpuSession::upload(const kernels::MatrixBlock& block, const std::st
   stats_.to_dev_s += since(t0);
   ++stats_.to_dev_n;
   stats_.to_dev_bytes += static_cast<int64_t>(bytes);
+  GpuStats::OpTransfers& op = stats_.by_op[stats_.current_op];
+  op.to_dev_bytes += static_cast<int64_t>(bytes);
+  ++op.to_dev_n;
   return m;
 }
 
@@ -214,6 +217,7 @@ kernels::MatrixBlock GpuSession::download(const DeviceMatrix& m, bool for_evicti
   stats_.from_dev_s += since(t0);
   ++stats_.from_dev_n;
   stats_.from_dev_bytes += static_cast<int64_t>(bytes);
+  count_from_dev(bytes);
   return out;
 }
 
@@ -228,7 +232,15 @@ double GpuSession::read_element(const DeviceMatrix& m, int64_t r, int64_t c) {
     copy_d2h(&v, p, sizeof v);
     out = v;
   });
+  count_from_dev(es);
   return out;
+}
+
+void GpuSession::count_from_dev(size_t bytes) {
+  GpuStats::OpTransfers& op = stats_.by_op[stats_.current_op];
+  op.from_dev_bytes += static_cast<int64_t>(bytes);
+  ++op.from_dev_n;
+  op.largest_from_dev = std::max(op.largest_from_dev, static_cast<int64_t>(bytes));
 }
 
 }  // namespace dmlrt::mem

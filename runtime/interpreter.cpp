@@ -11,6 +11,7 @@
 #include <cstring>
 #include <exception>
 #include <ostream>
+#include <utility>
 
 #include "gpu_context/error.h"
 #include "gpu_context/string_util.h"
@@ -213,6 +214,19 @@ void Interpreter::run_instruction(inst::Instruction& i, inst::ExecutionContext& 
     if (i.run(ec) == inst::Ran::kParts) run_instructions(*i.parts(), ec);
     return;
   }
+#ifdef DMLRT_WITH_CUDA
+  // Transfers are charged to the innermost running instruction (Note [Transfers by instruction]).
+  struct CurrentOp {
+    mem::GpuStats* s;
+    std::string saved;
+    CurrentOp(mem::GpuStats* st, std::string name) : s(st) {
+      if (s != nullptr) saved = std::exchange(s->current_op, std::move(name));
+    }
+    ~CurrentOp() {
+      if (s != nullptr) s->current_op = std::move(saved);
+    }
+  } current(ec.options().gpu ? &ec.options().gpu->stats() : nullptr, i.stats_name());
+#endif
   const auto t0 = std::chrono::steady_clock::now();
   switch (i.run(ec)) {
     case inst::Ran::kCpu: {

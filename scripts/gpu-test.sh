@@ -59,6 +59,10 @@ plans() {  # every integration plan, run by the plan runner; prints "N passed, M
 run_step plans plans
 # Every plan and conformance case once on the CPU and once with -gpu force: same outputs.
 run_step plans_gpu python3 tests/gpu/run_plans_gpu.py --dmlrt "$carry/dmlrt"
+# Issue #18: with -gpu, no benchmark algorithm copies a data-sized matrix to the host (the
+# "GPU mem tx by instruction" lines of -stats; bench/algo_bench.py --check-transfers).
+run_step transfers python3 bench/algo_bench.py run --dmlrt "$carry/dmlrt" --variants small \
+  --check-transfers --out "$out/transfers.json"
 if command -v compute-sanitizer >/dev/null; then
   run_step sanitizer timeout 240 compute-sanitizer --tool memcheck --error-exitcode 9 \
     "$carry/dmlrt_gpu_tests" "${SANITIZE_FILTER:-[memory]}"

@@ -243,3 +243,21 @@ TEST_CASE("the -stats GPU block uses SystemDS's labels", "[memory][stats]") {
   CHECK_THAT(out, Catch::Contains(
                       "GPU conversion count (sparseConv / sp2dense / dense2sp):\t0 / 0 / 0.\n"));
 }
+
+TEST_CASE("the -stats GPU block lists the transfers by instruction, most bytes first",
+          "[memory][stats]") {
+  GpuStats s;
+  CHECK_THAT(dmlrt::mem::format_gpu_stats(s),
+             !Catch::Contains("GPU mem tx by instruction"));  // nothing moved, no lines
+  s.by_op["contains"] = {0, 0, 800000000, 1, 800000000};
+  s.by_op["ba+*"] = {4000, 2, 0, 0, 0};
+  s.by_op[""] = {16, 1, 8, 1, 8};
+  const std::string out = dmlrt::mem::format_gpu_stats(s, /*top_ops=*/2);
+  CHECK_THAT(out, Catch::Contains("GPU mem tx by instruction (toDev bytes/count / fromDev "
+                                  "bytes/count / largest fromDev):\n"
+                                  "  contains:\t0/0 / 800000000/1 / 800000000.\n"
+                                  "  ba+*:\t4000/2 / 0/0 / 0.\n"));
+  CHECK_THAT(out, !Catch::Contains("outside instructions"));  // cut by top_ops
+  CHECK_THAT(dmlrt::mem::format_gpu_stats(s),
+             Catch::Contains("  (outside instructions):\t16/1 / 8/1 / 8.\n"));
+}
