@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "gpu_context/error.h"
+#include "instructions/gpu_placement.h"
 
 namespace dmlrt::inst {
 
@@ -66,14 +67,34 @@ void NaryInstruction::run_matrix(ExecutionContext& ec) {
       holders.push_back(ec.matrix(op));
       mats.push_back(holders.back().get());
     } else {
-      const ScalarValue v = ec.scalar(op);
-      DMLRT_REQUIRE(
-          !v.is_string(), RuntimeError,
-          opcode() << ": string scalar '" << v.to_string() << "' cannot be combined with a matrix");
-      scalars.push_back(v.to_double());
+      scalars.push_back(scalar_operand(ec, op));
     }
   }
   ec.set_matrix(out_.name, kernels::cpu::nary(op_, mats, scalars));
+}
+
+double NaryInstruction::scalar_operand(ExecutionContext& ec, const Operand& op) const {
+  const ScalarValue v = ec.scalar(op);
+  DMLRT_REQUIRE(
+      !v.is_string(), RuntimeError,
+      opcode() << ": string scalar '" << v.to_string() << "' cannot be combined with a matrix");
+  return v.to_double();
+}
+
+// Every matrix input and the output, dense in the session's element type.
+int64_t NaryInstruction::device_bytes(ExecutionContext& ec) const {
+  const mem::GpuSession* gpu = ec.options().gpu.get();
+  int64_t total = 0, rows = -1, cols = -1;
+  for (const Operand& op : in_) {
+    if (!op.is_matrix()) continue;
+    const MatrixMeta& meta = ec.matrix_object_ref(op.name)->meta();
+    const int64_t b = dense_device_bytes(gpu, meta.rows, meta.cols);
+    if (b < 0) return -1;
+    total += b;
+    rows = meta.rows;
+    cols = meta.cols;
+  }
+  return total + dense_device_bytes(gpu, rows, cols);
 }
 
 void NaryInstruction::run_scalar(ExecutionContext& ec) {

@@ -3,7 +3,7 @@
 // Matrix form: every matrix shares one shape, scalars fold into every cell (kernels/cpu/nary).
 // Scalar form: n+ concatenates when any input or the output is a STRING; otherwise the fold is
 // done in INT64 when the output is INT64 (SystemDS keeps integer chains integral), else in FP64.
-// CPU only.
+// The matrix form has a GPU run (nary_gpu.cpp).
 #pragma once
 
 #include <vector>
@@ -18,9 +18,14 @@ class NaryInstruction final : public Instruction {
   explicit NaryInstruction(InstructionText t);
 
   void check(Shapes& shapes) const override;
+  bool has_gpu_impl() const override { return any_matrix_; }
 
  private:
+  int64_t device_bytes(ExecutionContext& ec) const override;
   void run_cpu(ExecutionContext& ec) override;
+  DMLRT_RUN_GPU;
+  // A scalar operand of the matrix form as a number (a string is an error naming the opcode).
+  double scalar_operand(ExecutionContext& ec, const Operand& op) const;
   void run_matrix(ExecutionContext& ec);
   void run_scalar(ExecutionContext& ec);
 

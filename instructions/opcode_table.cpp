@@ -93,7 +93,7 @@ const std::vector<OpcodeEntry> kTable = {
     // matrix multiply (matmult_instructions.h)
     {"ba+*", construct<MatMultInstruction>, "matmult", true},
     {"tsmm", construct<TsmmInstruction>, "matmult", true},
-    {"pmm", construct<PmmInstruction>, "matmult"},
+    {"pmm", construct<PmmInstruction>, "matmult", true},
     {"mmchain", construct<MMChainInstruction>, "matmult"},
     // cell-wise binary (binary_instructions.h)
     {"+", construct<BinaryInstruction>, "binary", true},
@@ -122,10 +122,10 @@ const std::vector<OpcodeEntry> kTable = {
     {"bitwshiftl", construct<BinaryInstruction>, "binary", true},
     {"bitwshiftr", construct<BinaryInstruction>, "binary", true},
     // n-ary cell-wise: chains of + and *, min/max of 3+ arguments (nary_instructions.h)
-    {"n+", construct<NaryInstruction>, "nary"},
-    {"n*", construct<NaryInstruction>, "nary"},
-    {"nmin", construct<NaryInstruction>, "nary"},
-    {"nmax", construct<NaryInstruction>, "nary"},
+    {"n+", construct<NaryInstruction>, "nary", true},
+    {"n*", construct<NaryInstruction>, "nary", true},
+    {"nmin", construct<NaryInstruction>, "nary", true},
+    {"nmax", construct<NaryInstruction>, "nary", true},
     // quaternary (quaternary_instructions.h)
     {"wsloss", construct<QuaternaryInstruction>, "quaternary", true},
     {"wdivmm", construct<QuaternaryInstruction>, "quaternary", true},
@@ -170,7 +170,7 @@ const std::vector<OpcodeEntry> kTable = {
     {"isna", construct<UnaryInstruction>, "unary", true},
     {"plogp", construct<UnaryInstruction>, "unary", true},
     {"log_nz", construct<UnaryInstruction>, "unary", true},
-    {"urowcumk+", construct<UnaryInstruction>, "unary"},
+    {"urowcumk+", construct<UnaryInstruction>, "unary", true},
     // aggregates (aggregate_instructions.h)
     {"ua+", construct<AggregateInstruction>, "aggregate", true},
     {"uak+", construct<AggregateInstruction>, "aggregate", true},
@@ -264,7 +264,7 @@ const std::vector<OpcodeEntry> kTable = {
     {"uacdap", construct<CountDistinctInstruction>, "count_distinct"},
     {"uacdapr", construct<CountDistinctInstruction>, "count_distinct"},
     {"uacdapc", construct<CountDistinctInstruction>, "count_distinct"},
-    {"uaggouterchain", construct<UaggOuterChainInstruction>, "aggregate"},
+    {"uaggouterchain", construct<UaggOuterChainInstruction>, "aggregate", true},
     {"cov", construct<CovInstruction>, "stats"},
     {"cm", construct<CentralMomentInstruction>, "stats"},
     {"tak+*", construct<TernaryAggInstruction>, "stats"},

@@ -2,6 +2,7 @@
 #include "instructions/pmm_prefetch_instructions.h"
 
 #include "gpu_context/error.h"
+#include "instructions/gpu_placement.h"
 #include "kernels/cpu/permutation_mm.h"
 
 namespace dmlrt::inst {
@@ -27,9 +28,31 @@ void PmmInstruction::check(Shapes& shapes) const {
                     << kernels::dims_string(x.rows, x.cols));
 }
 
-void PmmInstruction::run_cpu(ExecutionContext& ec) {
+int64_t PmmInstruction::output_rows(ExecutionContext& ec) const {
   const int64_t rlen = ec.scalar(rlen_).to_int();
   DMLRT_REQUIRE(rlen >= 0, RuntimeError, "pmm: invalid output row count " << rlen);
+  return rlen;
+}
+
+void PmmInstruction::bad_entry(int64_t row, double value, int64_t rlen) const {
+  kernels::cpu::pmm_bad_entry(row, value, rlen);
+}
+
+// P, X and the (rlen, ncol(X)) output, dense; rlen is a scalar known only at run time, so the
+// output is sized from it when it is bound already, else from X's rows.
+int64_t PmmInstruction::device_bytes(ExecutionContext& ec) const {
+  const mem::GpuSession* gpu = ec.options().gpu.get();
+  const MatrixMeta& p = ec.matrix_object_ref(p_.name)->meta();
+  const MatrixMeta& x = ec.matrix_object_ref(x_.name)->meta();
+  int64_t rlen = x.rows;
+  if (rlen_.literal || ec.contains(rlen_.name)) rlen = ec.scalar(rlen_).to_int();
+  const int64_t bp = dense_device_bytes(gpu, p.rows, 1), bx = dense_device_bytes(gpu, x.rows, x.cols),
+                bo = dense_device_bytes(gpu, rlen, x.cols);
+  return bp < 0 || bx < 0 || bo < 0 ? -1 : bp + bx + bo;
+}
+
+void PmmInstruction::run_cpu(ExecutionContext& ec) {
+  const int64_t rlen = output_rows(ec);
   ec.set_matrix(out_.name, kernels::cpu::permutation_mm(*ec.matrix(p_), *ec.matrix(x_), rlen));
 }
 

@@ -5,7 +5,7 @@
 //   prefetch `X°out`: binds `out` to X's matrix (SystemDS starts an asynchronous fetch of a Spark
 //   or
 //       GPU result there; dmlrt reads data where it lives, so this is the alias alone).
-// CPU only (pmm reorders rows; prefetch moves nothing).
+// pmm has a GPU run (pmm_prefetch_gpu.cpp); prefetch moves nothing.
 #pragma once
 
 #include "instructions/instruction.h"
@@ -17,9 +17,16 @@ class PmmInstruction final : public Instruction {
   explicit PmmInstruction(InstructionText t);
   // P is a column vector with as many rows as X.
   void check(Shapes& shapes) const override;
+  bool has_gpu_impl() const override { return true; }
 
  private:
+  int64_t device_bytes(ExecutionContext& ec) const override;
   void run_cpu(ExecutionContext& ec) override;
+  DMLRT_RUN_GPU;
+  // The output's rows: the rlen scalar, checked (RuntimeError when negative).
+  int64_t output_rows(ExecutionContext& ec) const;
+  // Raises the CPU kernel's error for entry `value` of P's 0-based row `row`.
+  [[noreturn]] void bad_entry(int64_t row, double value, int64_t rlen) const;
 
   Operand p_, x_, rlen_, out_;
 };

@@ -1,11 +1,13 @@
 // uaggouterchain: parsing, shape check and the CPU run (uagg_outer_chain_instruction.h).
 #include "instructions/uagg_outer_chain_instruction.h"
 
+#include <algorithm>
 #include <map>
 #include <tuple>
 
 #include "gpu_context/error.h"
 #include "gpu_context/string_util.h"
+#include "instructions/gpu_placement.h"
 
 namespace dmlrt::inst {
 
@@ -64,6 +66,22 @@ void UaggOuterChainInstruction::check(Shapes& shapes) const {
                 "uaggouterchain: expects a column vector and a row vector, got "
                     << kernels::dims_string(x.rows, x.cols) << " and "
                     << kernels::dims_string(y.rows, y.cols));
+}
+
+// The two vectors, the output and one outer chunk (up to 16 Mi cells; uagg_outer_chain_gpu.cpp).
+int64_t UaggOuterChainInstruction::device_bytes(ExecutionContext& ec) const {
+  const mem::GpuSession* gpu = ec.options().gpu.get();
+  const MatrixMeta& x = ec.matrix_object_ref(x_.name)->meta();
+  const MatrixMeta& y = ec.matrix_object_ref(y_.name)->meta();
+  if (x.rows < 0 || y.cols < 0) return -1;
+  const int64_t out_rows = kind_ != kernels::cpu::OuterAggKind::kAggregate ||
+                                   dir_ == kernels::cpu::OuterAggDir::kRow
+                               ? x.rows
+                               : 1;
+  const int64_t out_cols = dir_ == kernels::cpu::OuterAggDir::kCol ? y.cols : 1;
+  const int64_t chunk = std::min(x.rows * y.cols, int64_t{1} << 24);
+  return dense_device_bytes(gpu, x.rows, 1) + dense_device_bytes(gpu, 1, y.cols) +
+         dense_device_bytes(gpu, out_rows, out_cols) + dense_device_bytes(gpu, chunk, 1);
 }
 
 void UaggOuterChainInstruction::run_cpu(ExecutionContext& ec) {

@@ -1,7 +1,8 @@
 // uaggouterchain `agg°op°X°Y°out`: SystemDS's fused agg(outer(X, Y, op)) for a column X (m, 1)
 // and a row Y (1, n), which its optimizer emits for rowSums / colSums / sum / rowIndexMax /
 // rowIndexMin over outer(X, Y, <comparison>) (kernels/cpu/outer_aggregate). The output is a
-// matrix: (m, 1), (1, n), or (1, 1) for a full sum (SystemDS casts it with castdts). CPU only.
+// matrix: (m, 1), (1, n), or (1, 1) for a full sum (SystemDS casts it with castdts). The GPU run
+// is in uagg_outer_chain_gpu.cpp.
 #pragma once
 
 #include "instructions/instruction.h"
@@ -14,9 +15,12 @@ class UaggOuterChainInstruction final : public Instruction {
   explicit UaggOuterChainInstruction(InstructionText t);
   // X is a column vector, Y a row vector.
   void check(Shapes& shapes) const override;
+  bool has_gpu_impl() const override { return true; }
 
  private:
+  int64_t device_bytes(ExecutionContext& ec) const override;
   void run_cpu(ExecutionContext& ec) override;
+  DMLRT_RUN_GPU;
 
   kernels::cpu::OuterAggKind kind_ = kernels::cpu::OuterAggKind::kAggregate;
   kernels::cpu::OuterAggDir dir_ = kernels::cpu::OuterAggDir::kAll;

@@ -1,7 +1,6 @@
 // Unary builtins: the GPU runs (unary_instructions.h). Sparse inputs are densified into
 // temporaries (the kernels are dense; the inputs keep their format); outputs are dense with unknown
 // nnz and take the host format SystemDS would pick when they are copied back.
-#include "gpu_context/error.h"
 #include "instructions/gpu_placement.h"
 #include "instructions/unary_instructions.h"
 #include "kernels/cuda/unary.h"
@@ -41,8 +40,9 @@ void UnaryInstruction::run_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
         cuda::launch_cumsumprod(in, o, rows, ws.data(), gpu.stream());
         break;
       }
-      case Kind::kRowCumSum:  // has_gpu_impl() keeps it on the CPU
-        DMLRT_FAIL(NotSupported, "urowcumk+ has no GPU implementation");
+      case Kind::kRowCumSum:
+        cuda::launch_row_cumsum(in, o, rows, cols, gpu.stream());
+        break;
     }
   });
   set_gpu_output(ec, gpu, out_.name, std::move(out));

@@ -22,9 +22,8 @@ class UnaryInstruction final : public Instruction {
   static InstructionPtr make(InstructionText t);
 
   void check(Shapes& shapes) const override;
-  // Matrix forms run on the GPU except urowcumk+ (no device kernel); scalar forms stay on the
-  // CPU (a scalar is not worth a launch).
-  bool has_gpu_impl() const override { return in_.is_matrix() && kind_ != Kind::kRowCumSum; }
+  // Matrix forms run on the GPU; scalar forms stay on the CPU (a scalar is not worth a launch).
+  bool has_gpu_impl() const override { return in_.is_matrix(); }
 
  private:
   // What the opcode computes, beyond the cell-wise functions of kernels/cpu/unary.h.

@@ -9,6 +9,11 @@
 
 namespace dmlrt::kernels::cpu {
 
+void pmm_bad_entry(int64_t row, double t, int64_t rlen) {
+  DMLRT_FAIL(RuntimeError, "pmm: permutation entry " << t << " of row " << row + 1
+                                                     << " is outside the output's rows 1.." << rlen);
+}
+
 MatrixBlock permutation_mm(const MatrixBlock& p, const MatrixBlock& x, int64_t rlen) {
   const int64_t n = x.rows(), c = x.cols();
   check_host_alloc("pmm", rlen, c, sizeof(double));
@@ -19,9 +24,7 @@ MatrixBlock permutation_mm(const MatrixBlock& p, const MatrixBlock& x, int64_t r
     const double t = p.get(i, 0);
     const auto pos = static_cast<int64_t>(t);  // UtilFunctions.toInt truncates
     if (pos == 0) continue;
-    DMLRT_REQUIRE(pos >= 1 && pos <= rlen && t == std::floor(t), RuntimeError,
-                  "pmm: permutation entry " << t << " of row " << i + 1
-                                            << " is outside the output's rows 1.." << rlen);
+    if (!(pos >= 1 && pos <= rlen && t == std::floor(t))) pmm_bad_entry(i, t, rlen);
     for (int64_t j = 0; j < c; ++j) out[(pos - 1) * c + j] = xv[i * c + j];
   }
   MatrixBlock r = MatrixBlock::dense(rlen, c, std::move(out));

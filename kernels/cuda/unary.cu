@@ -228,6 +228,27 @@ void log_base(const T* x, double x_value, const T* base, double base_value, int6
   DMLRT_CHECK_CTX(cudaGetLastError(), "log with base " << rows << "x" << cols);
 }
 
+// One thread per row, left to right, Kahan-summed in FP64 as the CPU's row_cumsum: the same
+// additions in the same order. Rows are independent; a row's cells are `cols` apart between
+// neighbouring threads, which is uncoalesced but fine for the narrow matrices rowCumsum sees.
+template <typename T>
+__global__ void row_cumsum_kernel(const T* in, T* out, int64_t rows, int64_t cols) {
+  for (int64_t i = detail::global_thread(); i < rows; i += detail::grid_stride()) {
+    detail::Kahan s{0.0, 0.0};
+    for (int64_t j = 0; j < cols; ++j) {
+      detail::kahan_add(s, static_cast<double>(in[i * cols + j]));
+      out[i * cols + j] = static_cast<T>(s.sum);
+    }
+  }
+}
+
+template <typename T>
+void row_cumsum(const T* in, T* out, int64_t rows, int64_t cols, cudaStream_t stream) {
+  if (rows * cols == 0) return;
+  row_cumsum_kernel<T><<<detail::grid_for(rows, 128), 128, 0, stream>>>(in, out, rows, cols);
+  DMLRT_CHECK_CTX(cudaGetLastError(), "row cumsum " << rows << "x" << cols);
+}
+
 template <typename T>
 void softmax(const T* in, T* out, int64_t rows, int64_t cols, cudaStream_t stream) {
   if (rows * cols == 0) return;
@@ -291,6 +312,15 @@ void launch_cumulative(cpu::CumOp op, const float* in, float* out, int64_t rows,
                        void* workspace, cudaStream_t stream) {
   cumulative(op, in, out, rows, cols, workspace, stream);
 }
+void launch_row_cumsum(const double* in, double* out, int64_t rows, int64_t cols,
+                       cudaStream_t stream) {
+  row_cumsum(in, out, rows, cols, stream);
+}
+void launch_row_cumsum(const float* in, float* out, int64_t rows, int64_t cols,
+                       cudaStream_t stream) {
+  row_cumsum(in, out, rows, cols, stream);
+}
+
 void launch_cumsumprod(const double* in, double* out, int64_t rows, void* workspace,
                        cudaStream_t stream) {
   cumsumprod(in, out, rows, workspace, stream);

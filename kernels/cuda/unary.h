@@ -1,5 +1,6 @@
 // Launchers of the unary kernel family (host-clean): cell-wise builtins, log with a base, the
-// row-wise softmax and the column-wise cumulative scans (ucumk+ ucum* ucummin ucummax ucumk+*).
+// row-wise softmax, the column-wise cumulative scans (ucumk+ ucum* ucummin ucummax ucumk+*) and the
+// row-wise running sum (urowcumk+).
 // Semantics are the CPU backend's (kernels/cpu/unary.h). Pointers are device pointers; `stream` is
 // a cudaStream_t; nothing allocates, so scans take a caller-provided workspace.
 #pragma once
@@ -42,6 +43,12 @@ void launch_cumulative(cpu::CumOp op, const double* in, double* out, int64_t row
                        void* workspace, cudaStream_t stream);
 void launch_cumulative(cpu::CumOp op, const float* in, float* out, int64_t rows, int64_t cols,
                        void* workspace, cudaStream_t stream);
+
+// (rows, cols) -> (rows, cols): the running Kahan sum along each row (urowcumk+), in the CPU's
+// order. `out` must not alias `in`.
+void launch_row_cumsum(const double* in, double* out, int64_t rows, int64_t cols,
+                       cudaStream_t stream);
+void launch_row_cumsum(const float* in, float* out, int64_t rows, int64_t cols, cudaStream_t stream);
 
 // (rows, 2) -> (rows, 1): out[i] = a[i] + b[i] * out[i-1], out[-1] = 0, for in = [a, b]
 // (ucumk+*): the same blocked scan over affine maps, one code path for every row count (see

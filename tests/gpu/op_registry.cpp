@@ -220,6 +220,13 @@ void add_unary(std::vector<OpSample>& s) {
                    return k;
                  }});
   }
+  // Row-wise running sums (urowcumk+): one thread per row in the CPU's Kahan order.
+  s.push_back({"urowcumk+", "urowcumk+", OpFamily::kUnary, [](int64_t r, int64_t c) {
+                 OpCase k = lines("urowcumk+°" + mat("A") + "°" + mat("C"), "°8");
+                 k.inputs = {in("A", r, c, -3, 3)};
+                 k.outputs = out({"C"});
+                 return k;
+               }});
   // cumsumprod reads [a, b] rows: two columns whatever `cols`; a contracting recurrence.
   s.push_back({"ucumk+*", "ucumk+* (rows x 2)", OpFamily::kUnary, [](int64_t r, int64_t) {
                  OpCase k = lines("ucumk+*°" + mat("A") + "°" + mat("C"), "°8");
@@ -249,6 +256,20 @@ void add_ternary(std::vector<OpSample>& s) {
                      return k;
                    }});
     }
+  }
+}
+
+// N-ary folds (n+ n* nmin nmax): three matrices and a scalar folded in first, as on the CPU.
+void add_nary(std::vector<OpSample>& s) {
+  for (const char* op : {"n+", "n*", "nmin", "nmax"}) {
+    const std::string o = op;
+    s.push_back({op, o + " M M s M", OpFamily::kTernary, [o](int64_t r, int64_t c) {
+                   OpCase k = lines(o + "°" + mat("A") + "°" + mat("B") + "°" + num(0.75) + "°" +
+                                    mat("C") + "°" + mat("OUT"));
+                   k.inputs = {in("A", r, c), in("B", r, c), in("C", r, c)};
+                   k.outputs = out({"OUT"});
+                   return k;
+                 }});
   }
 }
 
@@ -296,6 +317,27 @@ void add_aggregates(std::vector<OpSample>& s) {
                    OpCase k = lines(o + "°" + mat("A") + "°s·SCALAR·FP64", "°8");
                    k.inputs = {in("A", r, r, -1, 1)};
                    k.outputs = {{"s", true}};
+                   return k;
+                 }});
+  }
+}
+
+// uaggouterchain: agg(outer(x, y, op)) for a column x (rows x 1) and a row y (1 x cols).
+void add_outer_chain(std::vector<OpSample>& s) {
+  struct Form {
+    const char* agg;
+    const char* op;
+  };
+  for (const Form f : {Form{"uark+", "<"}, Form{"uack+", ">="}, Form{"uak+", "<"},
+                       Form{"uarmax", "-"}, Form{"uacmin", "*"}, Form{"uarimax", "<"},
+                       Form{"uarimin", ">"}}) {
+    const std::string agg = f.agg, op = f.op;
+    s.push_back({"uaggouterchain", "uaggouterchain " + agg + " " + op, OpFamily::kAggregate,
+                 [agg, op](int64_t r, int64_t c) {
+                   OpCase k = lines("uaggouterchain°" + agg + "°" + op + "°" + mat("X") + "°" +
+                                    mat("Y") + "°" + mat("OUT"));
+                   k.inputs = {in("X", r, 1), in("Y", 1, c)};
+                   k.outputs = out({"OUT"});
                    return k;
                  }});
   }
@@ -491,6 +533,16 @@ void add_linalg(std::vector<OpSample>& s) {
                    return cs;
                  }});
   }
+  // pmm: P's entries all 1 (or 0 where the case's format leaves zeros): every kept row of X
+  // targets row 1 and the last one wins, the rest of the (rows + 2) output rows stay zero.
+  s.push_back({"pmm", "pmm (P rows x 1 of ones)", OpFamily::kMatmult, [](int64_t r, int64_t c) {
+                 OpCase k = lines("pmm°" + mat("P") + "°" + mat("X") + "°" + lit(r + 2) + "°" +
+                                  mat("OUT"), "°1");
+                 k.inputs = {in("P", r, 1, 1, 1), in("X", r, c)};
+                 k.outputs = out({"OUT"});
+                 k.tol64 = k.tol32 = OpTol{0, 0};
+                 return k;
+               }});
   for (const char* type : {"LEFT", "RIGHT"}) {
     const std::string t = type;
     s.push_back({"tsmm", "tsmm " + t, OpFamily::kMatmult, [t](int64_t r, int64_t c) {
@@ -996,6 +1048,8 @@ const std::vector<OpSample>& op_samples() {
     add_bitwise(s);
     add_unary(s);
     add_ternary(s);
+    add_nary(s);
+    add_outer_chain(s);
     add_aggregates(s);
     add_reorg(s);
     add_indexing(s);

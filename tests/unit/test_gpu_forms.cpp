@@ -42,6 +42,22 @@ TEST_CASE("issue #17's GPU forms: table rows and instructions", "[opcodes][gpu-f
   CHECK_FALSE(gpu_capable("CP°bitwAnd°1·SCALAR·INT64·true°3·SCALAR·INT64·true°s·SCALAR·INT64"));
 }
 
+TEST_CASE("issue #18's GPU forms: n-ary folds, the row cumsum, uaggouterchain", "[opcodes][gpu-forms]") {
+  for (const char* op : {"n+", "n*", "nmin", "nmax", "urowcumk+"}) {
+    INFO(op);
+    const inst::OpcodeEntry* e = inst::find_opcode(op);
+    REQUIRE(e != nullptr);
+    CHECK(e->gpu);
+  }
+  const std::string a = "A·MATRIX·FP64", o = "O·MATRIX·FP64";
+  CHECK(gpu_capable("CP°n+°" + a + "°B·MATRIX·FP64°2·SCALAR·FP64·true°" + o));
+  CHECK(gpu_capable("CP°nmax°" + a + "°B·MATRIX·FP64°C·MATRIX·FP64°" + o));
+  CHECK_FALSE(gpu_capable("CP°n+°x·SCALAR·FP64°y·SCALAR·FP64°s·SCALAR·FP64"));
+  CHECK(gpu_capable("CP°urowcumk+°" + a + "°" + o + "°1"));
+  CHECK(inst::find_opcode("uaggouterchain")->gpu);
+  CHECK(gpu_capable("CP°uaggouterchain°uark+°<°x·MATRIX·FP64°y·MATRIX·FP64°" + o));
+}
+
 TEST_CASE("xor and the bitwise ops are not fused into cell-wise chains", "[opcodes][gpu-forms]") {
   using kernels::cpu::binary_op_fusable;
   using kernels::cpu::BinaryOp;
