@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -41,7 +42,9 @@ namespace {
 // program calling cblas_dgemm after mapping all but ~120 MiB of its limit spins the same way
 // (gdb: cblas_dgemm -> blas_memory_alloc -> malloc(134221824), round and round).
 // (b) cannot be caught from inside the process: the pool starts before any dmlrt code. The CLI
-// therefore checks at the top of main (blas_threads_for_limit): under such a limit, with no thread
+// therefore checks before any library starts (blas_threads_for_limit, from the executable's
+// .preinit_array: Note [Restart before the libraries start] in runtime/cli/main.cpp; a check at
+// the top of main came too late on 16 cores): under such a limit, with no thread
 // count set by the user, it sets OPENBLAS_NUM_THREADS so that the buffers take at most a quarter
 // of the limit and executes itself again (execv replaces every thread, a spinning one too). API
 // users under a small limit set OPENBLAS_NUM_THREADS themselves (README, "Sizes and memory").
@@ -219,9 +222,16 @@ HostMemory host_memory() {
 
 int64_t host_headroom_bytes() { return kHostHeadroomBytes; }
 
-int blas_threads_for_limit() {
+int blas_threads_for_limit(const char* const* envp) {
   for (const char* var : {"OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS"}) {
-    const char* v = std::getenv(var);
+    const char* v = nullptr;
+    if (envp == nullptr) {
+      v = std::getenv(var);
+    } else {
+      const size_t len = std::strlen(var);
+      for (const char* const* e = envp; *e != nullptr && v == nullptr; ++e)
+        if (std::strncmp(*e, var, len) == 0 && (*e)[len] == '=') v = *e + len + 1;
+    }
     if (v != nullptr && *v != '\0') return 0;  // the user chose
   }
   rlim_t limit = RLIM_INFINITY;

@@ -53,8 +53,10 @@ void check_blas_headroom(const std::string& what);
 // (OPENBLAS_NUM_THREADS, GOTO_NUM_THREADS, OMP_NUM_THREADS unset): the number of OpenBLAS threads
 // whose work buffers take at most a quarter of the limit, when that is fewer than the cores
 // OpenBLAS would start; 0 otherwise (nothing to change). The CLI restarts itself with that count
-// before any work, case (b) of Note [OpenBLAS under a memory limit].
-int blas_threads_for_limit();
+// before any work, case (b) of Note [OpenBLAS under a memory limit]. It calls the C library only:
+// the CLI calls it before the C++ runtime and the shared libraries have started, when getenv does
+// not work yet, and passes the process's environment as `envp` (null: getenv).
+int blas_threads_for_limit(const char* const* envp = nullptr);
 
 // "17179906248 bytes (16.0 GiB)" for messages (the count exact up to 2^53).
 std::string bytes_string(double bytes);

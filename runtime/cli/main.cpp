@@ -2,6 +2,7 @@
 // captures a .dml script's plan with SystemDS, dml_capture.h), prints
 // -explain, runs it, prints -stats. Exit status 0 ok, 1 the plan failed (parse or run), 2 a bad
 // command line or config (see print_help).
+#include <alloca.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -119,17 +120,57 @@ int run(const CliOptions& opts, const runtime::RuntimeConfig& config) {
   return kExitOk;
 }
 
+// Note [Restart before the libraries start]
+// Under an address-space limit OpenBLAS's thread pool may spin forever, or crash, while it starts
+// (Note [OpenBLAS under a memory limit]); the CLI restarts with a thread count whose buffers fit.
+// The pool starts in OpenBLAS's library constructor, before main: on the 16-core H200 host under
+// `ulimit -d` (the binary's footprint + 200 MB) the pool's start-up allocations failed and the
+// process died of SIGSEGV before main could restart it. The check therefore runs from the
+// executable's .preinit_array, which the dynamic loader calls before any shared library's
+// constructor (ELF gABI; glibc's _dl_init). Nothing of the C++ runtime is set up there, and the C
+// library's own environment pointer is not yet either (getenv finds nothing, setenv would start an
+// empty environment: measured, a restart loop). So it reads the environment the loader passes,
+// builds the new one on the stack and calls execve; main prints the message after the restart
+// (DMLRT_BLAS_RESTART carries the count).
+void restart_for_blas_limit(int /*argc*/, char** argv, char** envp) {
+  const int threads = dmlrt::kernels::blas_threads_for_limit(envp);
+  if (threads <= 0 || envp == nullptr) return;
+  size_t n = 0;
+  while (envp[n] != nullptr) ++n;
+  // "NAME=<threads>" without stdio (not set up yet either).
+  auto assign = [threads](char* buf, const char* name) {
+    char* p = buf;
+    while (*name != '\0') *p++ = *name++;
+    *p++ = '=';
+    char digits[12];
+    int k = 0;
+    for (int t = threads; t > 0; t /= 10) digits[k++] = static_cast<char>('0' + t % 10);
+    while (k > 0) *p++ = digits[--k];
+    *p = '\0';
+  };
+  char blas[48], marker[48];
+  assign(blas, "OPENBLAS_NUM_THREADS");
+  assign(marker, "DMLRT_BLAS_RESTART");
+  char** env = static_cast<char**>(alloca((n + 3) * sizeof(char*)));
+  for (size_t i = 0; i < n; ++i) env[i] = envp[i];
+  env[n] = blas;
+  env[n + 1] = marker;
+  env[n + 2] = nullptr;
+  ::execve("/proc/self/exe", argv, env);  // returns only on failure: go on as we are
+}
+
 }  // namespace
 }  // namespace dmlrt::cli
 
+__attribute__((section(".preinit_array"), used)) static void (*const dmlrt_preinit)(
+    int, char**, char**) = dmlrt::cli::restart_for_blas_limit;
+
 int main(int argc, char** argv) {
   using namespace dmlrt::cli;
-  // Under an address-space limit OpenBLAS's thread pool may spin forever at start-up; restart
-  // with a thread count whose buffers fit (Note [OpenBLAS under a memory limit]).
-  if (const int threads = dmlrt::kernels::blas_threads_for_limit(); threads > 0) {
-    DMLRT_INFO("an address-space limit is set: restarting with OPENBLAS_NUM_THREADS=" << threads);
-    ::setenv("OPENBLAS_NUM_THREADS", std::to_string(threads).c_str(), 1);
-    ::execv("/proc/self/exe", argv);  // returns only on failure: go on as we are
+  if (const char* restarted = std::getenv("DMLRT_BLAS_RESTART")) {
+    DMLRT_INFO("an address-space limit is set: restarting with OPENBLAS_NUM_THREADS=" << restarted
+               << " (Note [Restart before the libraries start])");
+    ::unsetenv("DMLRT_BLAS_RESTART");
   }
   // SIGINT/SIGTERM/SIGHUP remove the temporaries of writes in progress, then end the process as
   // the signal would (see Note [Safe writes]).
