@@ -3,6 +3,7 @@
 #include "instructions/count_distinct_instructions.h"
 
 #include "gpu_context/error.h"
+#include "instructions/gpu_placement.h"
 #include "gpu_context/string_util.h"
 
 namespace dmlrt::inst {
@@ -31,6 +32,12 @@ void CountDistinctInstruction::run_cpu(ExecutionContext& ec) {
     ec.set_scalar(out_, ScalarValue::int64(static_cast<int64_t>(r.get(0, 0))));
   else
     ec.set_matrix(out_.name, std::move(r));
+}
+
+// The input; the counts are small next to it.
+int64_t CountDistinctInstruction::device_bytes(ExecutionContext& ec) const {
+  const MatrixMeta& m = ec.matrix_object(in_.name)->meta();
+  return dense_device_bytes(ec.options().gpu.get(), m.rows, m.cols);
 }
 
 }  // namespace dmlrt::inst

@@ -1,6 +1,7 @@
 // countDistinct and countDistinctApprox: uacd `X°out[°k]` (a scalar), uacdr / uacdc (an (m, 1) /
 // (1, n) matrix of per-row / per-column counts), and the approximate uacdap, uacdapr, uacdapc
-// (kernels/cpu/count_distinct). CPU only.
+// (kernels/cpu/count_distinct). The exact ones also run on the GPU (count_distinct_gpu.cpp: a
+// device sort by (row or column, value)); the approximate ones are CPU only.
 #pragma once
 
 #include "instructions/instruction.h"
@@ -12,8 +13,12 @@ class CountDistinctInstruction final : public Instruction {
  public:
   explicit CountDistinctInstruction(InstructionText t);
 
+  bool has_gpu_impl() const override { return !approx_; }
+
  private:
+  int64_t device_bytes(ExecutionContext& ec) const override;
   void run_cpu(ExecutionContext& ec) override;
+  DMLRT_RUN_GPU;
 
   kernels::cpu::CountDistinctDir dir_;
   bool approx_ = false;

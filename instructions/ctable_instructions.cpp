@@ -4,6 +4,7 @@
 #include "instructions/ctable_instructions.h"
 
 #include "gpu_context/error.h"
+#include "instructions/gpu_placement.h"
 #include "kernels/cpu/ctable.h"
 
 namespace dmlrt::inst {
@@ -97,9 +98,27 @@ void CtableInstruction::check(Shapes& shapes) const {
   }
 }
 
+int64_t CtableInstruction::dim(ExecutionContext& ec, int i) const {
+  return dim_value(ec, dim_[i].value, dim_[i].literal);
+}
+
+// The matrix inputs (dense) and as much again for the output: a table's size depends on the data
+// (the GPU run falls back to the CPU for a dense table far larger than its input).
+int64_t CtableInstruction::device_bytes(ExecutionContext& ec) const {
+  int64_t total = 0;
+  for (int i = 0; i < 3; ++i) {
+    if (!in_[i].is_matrix()) continue;
+    const MatrixMeta& meta = ec.matrix_object_ref(in_[i].name)->meta();
+    const int64_t b = dense_device_bytes(ec.options().gpu.get(), meta.rows, meta.cols);
+    if (b < 0) return -1;
+    total += 2 * b;
+  }
+  return total;
+}
+
 void CtableInstruction::run_cpu(ExecutionContext& ec) {
-  const int64_t d1 = dim_value(ec, dim_[0].value, dim_[0].literal);
-  const int64_t d2 = dim_value(ec, dim_[1].value, dim_[1].literal);
+  const int64_t d1 = dim(ec, 0);
+  const int64_t d2 = dim(ec, 1);
   std::shared_ptr<const kernels::MatrixBlock> held[3];
   cpu::CtableArg args[3];
   for (int i = 0; i < 3; ++i) {

@@ -1,11 +1,21 @@
-// Matrix multiply instructions: the GPU runs of ba+* and tsmm (matmult_instructions.h). ba+* and
-// a CSR tsmm bind their device operands and call kernels/cuda/matmult_op (Note [GPU matmult
-// paths]), whose buffers come from a scope's scratch and whose result from the memory manager.
+// Matrix multiply instructions: the GPU runs of ba+*, tsmm and mmchain (matmult_instructions.h).
+// ba+*, a CSR tsmm and mmchain bind their device operands and call kernels/cuda/matmult_op (Note
+// [GPU matmult paths]), whose buffers come from a scope's scratch and whose result from the
+// memory manager.
+//
+// Note [GPU mmchain]
+// mmchain is two matrix-vector products through ba+*'s device op: q = X %*% v (gemv, SpMV for a
+// CSR X), then q = w * q or q - y in place (one cell-wise kernel), then t(X) %*% q with X used
+// transposed (gemv on the row-major X as stored, so a dense X is read twice at bandwidth and never
+// copied; a CSR X is transposed into scratch by csr2csc, as ba+* does for a transposed CSR
+// operand, so SpMV runs NON_TRANSPOSE: deterministic). Nothing leaves the device; the (cols, 1)
+// result is bound dense. An X with no cells or no entries gives zeros without a launch.
 #include "instructions/matmult_instructions.h"
 
 #include "gpu_context/error.h"
 #include "instructions/gpu_placement.h"
 #include "kernels/cuda/blas.h"
+#include "kernels/cuda/elementwise.h"
 #include "kernels/cuda/matmult_op.h"
 #include "kernels/cuda/triangle.h"
 #include "memory/gpu_session.h"
@@ -127,6 +137,40 @@ void TsmmInstruction::run_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
     });
   }
   set_gpu_output(ec, gpu, out_.name, std::move(c));
+}
+
+// See Note [GPU mmchain].
+void MMChainInstruction::run_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
+  DeviceRead x = gpu_read(ec, gpu, x_);  // (m, n), dense or CSR
+  const int64_t m = x->rows(), n = x->cols();
+  if (m == 0 || n == 0 || x->is_empty_sparse()) {
+    set_gpu_output(ec, gpu, out_.name,
+                   mem::DeviceMatrix::dense(gpu.memory(), n, 1, gpu.dtype(), gpu.stream(),
+                                            "gpu_mmchain output", true));
+    return;
+  }
+  DeviceRead v = gpu_read(ec, gpu, v_);
+  // A dense v keeps the first product dense (a CSR v would make it SpGEMM's CSR).
+  const mem::DeviceMatrix& vd = v.dense(gpu);  // (n, 1)
+  mem::DeviceMatrix q =
+      device_matmult(gpu, *x, vd, false, false, "gpu_mmchain", "gpu_mmchain X %*% v");  // (m, 1)
+  DMLRT_REQUIRE(!q.is_sparse(), RuntimeError,
+                "mmchain: X %*% v of " << x->describe() << " came back sparse");
+  if (has_w_) {
+    DeviceRead w = gpu_read(ec, gpu, w_);
+    const mem::DeviceMatrix& wd = w.dense(gpu);  // (m, 1): w or y
+    const kernels::cpu::BinaryOp op = type_ == kernels::cpu::ChainType::kXtwXv
+                                          ? kernels::cpu::BinaryOp::kMult
+                                          : kernels::cpu::BinaryOp::kMinus;
+    mem::with_dtype(gpu.dtype(), [&](auto t) {
+      using T = decltype(t);
+      // q op w in place, as the CPU (w * q is the same product).
+      cuda::launch_binary_matrix_matrix(op, kernels::cpu::Broadcast::kNone, q.values_as<T>(),
+                                        wd.values_as<T>(), q.values_as<T>(), m, 1, gpu.stream());
+    });
+  }
+  set_gpu_output(ec, gpu, out_.name,
+                 device_matmult(gpu, *x, q, true, false, "gpu_mmchain", "gpu_mmchain output"));
 }
 
 }  // namespace dmlrt::inst

@@ -163,6 +163,17 @@ void MMChainInstruction::check(Shapes& shapes) const {
                               << kernels::dims_string(w.rows, w.cols));
 }
 
+// X, v, w (or y), the (rows, 1) intermediate and the (cols, 1) output.
+int64_t MMChainInstruction::device_bytes(ExecutionContext& ec) const {
+  const MatrixMeta& x = ec.matrix_object_ref(x_.name)->meta();
+  const mem::GpuSession* gpu = ec.options().gpu.get();
+  const int64_t xb = dense_device_bytes(gpu, x.rows, x.cols);
+  const int64_t vb = dense_device_bytes(gpu, x.cols, 1);
+  const int64_t qb = dense_device_bytes(gpu, x.rows, 1);
+  if (xb < 0 || vb < 0 || qb < 0) return -1;
+  return xb + 2 * vb + (has_w_ ? 2 : 1) * qb;
+}
+
 void MMChainInstruction::run_cpu(ExecutionContext& ec) {
   auto x = ec.matrix(x_);
   auto v = ec.matrix(v_);

@@ -1,7 +1,7 @@
 // Matrix multiply instructions: ba+* (`A°B°out[°k]` on CP, `A°B°out°k°leftT°rightT` on GPU and
 // compressed lines), tsmm (`X°out°LEFT|RIGHT[°k]`) and mmchain (`X°v[°w]°out°type[°k]`); thread
-// counts are ignored. CPU runs in matmult_instructions.cpp (kernels/cpu/matmult), GPU runs of ba+*
-// and tsmm in matmult_gpu.cpp (kernels/cuda/matmult_op, blas).
+// counts are ignored. CPU runs in matmult_instructions.cpp (kernels/cpu/matmult), GPU runs in
+// matmult_gpu.cpp (kernels/cuda/matmult_op, blas).
 #pragma once
 
 #include "instructions/instruction.h"
@@ -46,15 +46,19 @@ class TsmmInstruction final : public Instruction {
   bool left_ = true;
 };
 
-// mmchain: t(X) %*% (X %*% v), t(X) %*% (w * (X %*% v)), t(X) %*% ((X %*% v) - y). CPU only.
+// mmchain: t(X) %*% (X %*% v), t(X) %*% (w * (X %*% v)), t(X) %*% ((X %*% v) - y). On the GPU
+// two products through ba+*'s device op around one cell-wise kernel (Note [GPU mmchain]).
 class MMChainInstruction final : public Instruction {
  public:
   explicit MMChainInstruction(InstructionText t);
 
   void check(Shapes& shapes) const override;
+  bool has_gpu_impl() const override { return true; }
 
  private:
+  int64_t device_bytes(ExecutionContext& ec) const override;
   void run_cpu(ExecutionContext& ec) override;
+  DMLRT_RUN_GPU;
 
   Operand x_, v_, w_, out_;
   bool has_w_ = false;

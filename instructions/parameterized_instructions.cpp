@@ -100,6 +100,14 @@ void ParameterizedInstruction::check(Shapes& shapes) const {
                       << kernels::dims_string(s.rows, s.cols));
     return;
   }
+  if (kind_ == Kind::kRexpand) {
+    // Checked here rather than in the kernel alone so that both runs raise it the same way.
+    const Dims t = shapes.dims(matrix_param(params_.at("target")));
+    DMLRT_REQUIRE(!t.known() || t.cols == 1 || t.rows == 0, ShapeError,
+                  "rexpand: the target must be a column vector, got "
+                      << kernels::dims_string(t.rows, t.cols));
+    return;
+  }
   if (kind_ != Kind::kGroupedAgg) return;
   const Dims t = shapes.dims(matrix_param(params_.at("target")));
   const Dims g = shapes.dims(matrix_param(params_.at("groups")));
@@ -169,13 +177,26 @@ void ParameterizedInstruction::run_cpu(ExecutionContext& ec) {
   }
 }
 
-// lowertri / uppertri and rmempty (the only GPU forms): a dense input and a dense output of at
-// most its shape (rmempty's select is at most a column of it).
+// The GPU forms: a dense input and an output of at most its shape (rmempty's select is at most a
+// column of it; contains has none; rexpand's CSR holds at most one entry per input row, about 2
+// input sizes in offsets, indices and values; groupedagg's weights have the target's shape, and
+// its (groups, n) result, known only from the data, is counted as one more).
 int64_t ParameterizedInstruction::device_bytes(ExecutionContext& ec) const {
-  if (kind_ != Kind::kTriangle && kind_ != Kind::kRmEmpty) return -1;
+  if (!has_gpu_impl()) return -1;
   const MatrixMeta& meta = ec.matrix_object_ref(params_.at("target"))->meta();
   const int64_t bytes = dense_device_bytes(ec.options().gpu.get(), meta.rows, meta.cols);
-  return bytes < 0 ? -1 : (kind_ == Kind::kRmEmpty ? 3 : 2) * bytes;
+  if (bytes < 0) return -1;
+  switch (kind_) {
+    case Kind::kContains:
+      return bytes;
+    case Kind::kRmEmpty:
+    case Kind::kRexpand:
+      return 3 * bytes;
+    case Kind::kGroupedAgg:
+      return (params_.count("weights") ? 3 : 2) * bytes;
+    default:
+      return 2 * bytes;
+  }
 }
 
 void ParameterizedInstruction::require(const char* name) const {

@@ -5,8 +5,9 @@
 // sparse, sep, linesep -> STRING), lowertri / uppertri (target, diag, values), rmempty (target,
 // margin, [select], empty.return; bRmEmptyBC is a Spark hint, ignored). `k=` is accepted and
 // ignored. Kernels:
-// kernels/cpu/parameterized; lowertri / uppertri and rmempty also run on the GPU
-// (parameterized_gpu.cpp, kernels/cuda/triangle and rmempty).
+// kernels/cpu/parameterized; lowertri / uppertri, rmempty, replace, contains, rexpand and
+// groupedagg's sum / count / mean also run on the GPU (parameterized_gpu.cpp,
+// kernels/cuda/triangle, rmempty and parameterized).
 #pragma once
 
 #include <map>
@@ -25,15 +26,25 @@ class ParameterizedInstruction final : public Instruction {
   // rmempty: select has one cell per target row (margin=rows) or column.
   void check(Shapes& shapes) const override;
 
-  // lowertri / uppertri and rmempty.
+  // Everything but toString and groupedagg's variance, centralmoment, min and max.
   bool has_gpu_impl() const override {
-    return kind_ == Kind::kTriangle || kind_ == Kind::kRmEmpty;
+    if (kind_ == Kind::kGroupedAgg)
+      return fn_ == kernels::cpu::GroupAggFn::kSum || fn_ == kernels::cpu::GroupAggFn::kCount ||
+             fn_ == kernels::cpu::GroupAggFn::kMean;
+    return kind_ != Kind::kToString;
   }
 
  private:
   int64_t device_bytes(ExecutionContext& ec) const override;
   void run_cpu(ExecutionContext& ec) override;
   DMLRT_RUN_GPU;
+
+  // GPU runs of replace, contains and rexpand (parameterized_gpu.cpp); rexpand answers false
+  // for sizes its CSR cannot index, and run_gpu runs run_cpu instead.
+  void replace_gpu(ExecutionContext& ec, mem::GpuSession& gpu);
+  void contains_gpu(ExecutionContext& ec, mem::GpuSession& gpu);
+  bool rexpand_gpu(ExecutionContext& ec, mem::GpuSession& gpu);
+  bool grouped_gpu(ExecutionContext& ec, mem::GpuSession& gpu);
 
   void require(const char* name) const;
   // A value names a variable when one of that name is bound, else it is a literal (SystemDS's

@@ -2,6 +2,7 @@
 #include "instructions/sort_instructions.h"
 
 #include "gpu_context/error.h"
+#include "instructions/gpu_placement.h"
 #include "kernels/cpu/sort.h"
 
 namespace dmlrt::inst {
@@ -21,8 +22,7 @@ RsortInstruction::RsortInstruction(InstructionText t) : Instruction(std::move(t)
                 where() << ": rsort needs a matrix input and output");
 }
 
-void RsortInstruction::run_cpu(ExecutionContext& ec) {
-  auto in = ec.matrix(in_);
+std::vector<int64_t> RsortInstruction::sort_columns(ExecutionContext& ec) const {
   std::vector<int64_t> by;
   if (by_.is_matrix()) {
     auto b = ec.matrix(by_);
@@ -31,8 +31,20 @@ void RsortInstruction::run_cpu(ExecutionContext& ec) {
   } else {
     by.push_back(ec.scalar(by_).to_int());
   }
-  ec.set_matrix(out_.name, cpu::order(*in, by, ec.scalar(decreasing_).to_bool(),
+  return by;
+}
+
+void RsortInstruction::run_cpu(ExecutionContext& ec) {
+  ec.set_matrix(out_.name, cpu::order(*ec.matrix(in_), sort_columns(ec),
+                                      ec.scalar(decreasing_).to_bool(),
                                       ec.scalar(index_return_).to_bool()));
+}
+
+// Input and output (the sorted rows; the index column is smaller), from the metadata.
+int64_t RsortInstruction::device_bytes(ExecutionContext& ec) const {
+  const MatrixMeta& m = ec.matrix_object(in_.name)->meta();
+  const int64_t in = dense_device_bytes(ec.options().gpu.get(), m.rows, m.cols);
+  return in < 0 ? -1 : 2 * in;
 }
 
 // --- qsort ---
@@ -58,6 +70,13 @@ void QsortInstruction::run_cpu(ExecutionContext& ec) {
   } else {
     ec.set_matrix(out_.name, cpu::sort_weighted(*ec.matrix(in_), *ec.matrix(weights_)));
   }
+}
+
+// Values (and weights) in, about as much out.
+int64_t QsortInstruction::device_bytes(ExecutionContext& ec) const {
+  const MatrixMeta& m = ec.matrix_object(in_.name)->meta();
+  const int64_t in = dense_device_bytes(ec.options().gpu.get(), m.rows, m.cols);
+  return in < 0 ? -1 : (weights_.name.empty() ? 2 : 4) * in;
 }
 
 // --- qpick ---
@@ -94,6 +113,12 @@ void QpickInstruction::check(Shapes& shapes) const {
   DMLRT_REQUIRE(q.cols < 0 || q.cols == 1, ShapeError,
                 "qpick: multiple quantiles must be a column vector, got "
                     << kernels::dims_string(q.rows, q.cols));
+}
+
+// The sorted input; the outputs are scalars or a few quantiles.
+int64_t QpickInstruction::device_bytes(ExecutionContext& ec) const {
+  const MatrixMeta& m = ec.matrix_object(in_.name)->meta();
+  return dense_device_bytes(ec.options().gpu.get(), m.rows, m.cols);
 }
 
 void QpickInstruction::run_cpu(ExecutionContext& ec) {

@@ -2,6 +2,7 @@
 #include "instructions/unique_instructions.h"
 
 #include "gpu_context/error.h"
+#include "instructions/gpu_placement.h"
 
 namespace dmlrt::inst {
 
@@ -21,6 +22,13 @@ UniqueInstruction::UniqueInstruction(InstructionText t) : Instruction(std::move(
 
 void UniqueInstruction::run_cpu(ExecutionContext& ec) {
   ec.set_matrix(out_.name, cpu::unique_values(*ec.matrix(in_), dir_));
+}
+
+// The input, and an output of at most its size.
+int64_t UniqueInstruction::device_bytes(ExecutionContext& ec) const {
+  const MatrixMeta& m = ec.matrix_object(in_.name)->meta();
+  const int64_t in = dense_device_bytes(ec.options().gpu.get(), m.rows, m.cols);
+  return in < 0 ? -1 : 2 * in;
 }
 
 }  // namespace dmlrt::inst

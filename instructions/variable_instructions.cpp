@@ -5,6 +5,7 @@
 #include "instructions/variable_instructions.h"
 
 #include "gpu_context/error.h"
+#include "instructions/gpu_placement.h"
 
 namespace dmlrt::inst {
 namespace {
@@ -223,7 +224,15 @@ void CastInstruction::run_cpu(ExecutionContext& ec) {
     return;
   }
   // A matrix input is 1x1 (check).
-  ScalarValue v = in_.is_matrix() ? ScalarValue::fp64(ec.matrix(in_)->get(0, 0)) : ec.scalar(in_);
+  set_result(ec, in_.is_matrix() ? ScalarValue::fp64(ec.matrix(in_)->get(0, 0)) : ec.scalar(in_));
+}
+
+// One cell: the input is 1x1 (check) and the output a scalar.
+int64_t CastInstruction::device_bytes(ExecutionContext& ec) const {
+  return dense_device_bytes(ec.options().gpu.get(), 1, 1);
+}
+
+void CastInstruction::set_result(ExecutionContext& ec, ScalarValue v) const {
   if (to_ == To::kDouble)
     v = ScalarValue::fp64(v.to_double());
   else if (to_ == To::kInt)

@@ -124,8 +124,16 @@ class CastInstruction final : public Instruction {
   // The scalar casts of a matrix need a 1x1 matrix.
   void check(Shapes& shapes) const override;
 
+  // The scalar casts of a matrix: a 1x1 matrix that lives on the device only is read there, one
+  // element, never copied to the host as a block (variable_gpu.cpp).
+  bool has_gpu_impl() const override { return in_.is_matrix() && to_ != To::kMatrix; }
+
  private:
+  int64_t device_bytes(ExecutionContext& ec) const override;
   void run_cpu(ExecutionContext& ec) override;
+  DMLRT_RUN_GPU;
+  // Binds the output: `v` (the cell or the scalar input) converted to the cast's type.
+  void set_result(ExecutionContext& ec, ScalarValue v) const;
 
   enum class To { kMatrix, kScalar, kDouble, kInt, kBool };
   To to_ = To::kScalar;

@@ -1,4 +1,4 @@
-// sqrtMatrixJava on host blocks (sqrt_matrix.h), on the Jacobi eigen solver of eigen.h.
+// sqrtMatrixJava on host blocks (sqrt_matrix.h), on the symmetric eigen solver of eigen.h (dsyevd).
 #include "kernels/cpu/sqrt_matrix.h"
 
 #include <cfloat>

@@ -322,6 +322,88 @@ void add_aggregates(std::vector<OpSample>& s) {
   }
 }
 
+// -------------------------------------------------------------------------------------------
+// Sort-based ops (sort_gpu.cpp, unique_gpu.cpp, count_distinct_gpu.cpp): rsort and unique* with
+// the reorg family, qsort / qpick / countDistinct with the aggregates. Exact results (indices,
+// counts, moved values); qpick's IQM sums in another order. Ties, NaN and -0.0 are covered by
+// test_gpu_sort.cpp and test_gpu_unique.cpp; here the formats (zeros tie) and sizes.
+
+void add_sort(std::vector<OpSample>& s) {
+  const OpTol exact{0, 0, false};
+  for (bool decreasing : {false, true})
+    for (bool index : {false, true}) {
+      const std::string name = std::string("rsort by column 1") + (decreasing ? " decreasing" : "") +
+                               (index ? " index.return" : "");
+      s.push_back({"rsort", name, OpFamily::kReorg, [=](int64_t r, int64_t c) {
+                     OpCase k = lines("rsort°" + mat("A") + "°" + lit(1) + "°" + flag(decreasing) +
+                                      "°" + flag(index) + "°" + mat("OUT"));
+                     k.inputs = {in("A", r, c)};
+                     k.outputs = out({"OUT"});
+                     k.tol64 = k.tol32 = exact;
+                     return k;
+                   }});
+    }
+  for (const char* op : {"unique", "uniquer", "uniquec"}) {
+    const std::string o = op;
+    s.push_back({op, o, OpFamily::kReorg, [o, exact](int64_t r, int64_t c) {
+                   OpCase k = lines(o + "°" + mat("A") + "°" + mat("OUT"));
+                   k.inputs = {in("A", r, c)};
+                   k.outputs = out({"OUT"});
+                   k.tol64 = k.tol32 = exact;
+                   return k;
+                 }});
+  }
+  s.push_back({"qsort", "qsort (rows x 1)", OpFamily::kAggregate, [exact](int64_t r, int64_t) {
+                 OpCase k = lines("qsort°" + mat("A") + "°" + mat("OUT"), "°8");
+                 k.inputs = {in("A", r, 1)};
+                 k.outputs = out({"OUT"});
+                 k.tol64 = k.tol32 = exact;
+                 return k;
+               }});
+  s.push_back({"qsort", "qsort weighted (rows x 1)", OpFamily::kAggregate, [](int64_t r, int64_t) {
+                 OpCase k = lines("qsort°" + mat("A") + "°" + mat("W") + "°" + mat("OUT"), "°8");
+                 k.inputs = {in("A", r, 1), dense("W", r, 1, 0, 3)};
+                 k.outputs = out({"OUT"});
+                 return k;
+               }});
+  for (const char* type : {"MEDIAN", "IQM"}) {
+    const std::string t = type;
+    s.push_back({"qpick", "qpick " + t + " (rows x 1)", OpFamily::kAggregate,
+                 [t](int64_t r, int64_t) {
+                   OpCase k = lines("qpick°" + mat("A") + "°s·SCALAR·FP64°" + t + "°true");
+                   k.inputs = {in("A", r, 1)};
+                   k.outputs = {{"s", true}};
+                   return k;
+                 }});
+  }
+  s.push_back({"qpick", "qpick VALUEPICK of 0.3 (rows x 1)", OpFamily::kAggregate,
+               [exact](int64_t r, int64_t) {
+                 OpCase k =
+                     lines("qpick°" + mat("A") + "°" + num(0.3) + "°s·SCALAR·FP64°VALUEPICK°true");
+                 k.inputs = {in("A", r, 1)};
+                 k.outputs = {{"s", true}};
+                 k.tol64 = k.tol32 = exact;
+                 return k;
+               }});
+  s.push_back({"uacd", "uacd", OpFamily::kAggregate, [exact](int64_t r, int64_t c) {
+                 OpCase k = lines("uacd°" + mat("A") + "°s·SCALAR·INT64", "°8");
+                 k.inputs = {in("A", r, c)};
+                 k.outputs = {{"s", true}};
+                 k.tol64 = k.tol32 = exact;
+                 return k;
+               }});
+  for (const char* op : {"uacdr", "uacdc"}) {
+    const std::string o = op;
+    s.push_back({op, o, OpFamily::kAggregate, [o, exact](int64_t r, int64_t c) {
+                   OpCase k = lines(o + "°" + mat("A") + "°" + mat("OUT"), "°8");
+                   k.inputs = {in("A", r, c)};
+                   k.outputs = out({"OUT"});
+                   k.tol64 = k.tol32 = exact;
+                   return k;
+                 }});
+  }
+}
+
 // uaggouterchain: agg(outer(x, y, op)) for a column x (rows x 1) and a row y (1 x cols).
 void add_outer_chain(std::vector<OpSample>& s) {
   struct Form {
@@ -423,6 +505,95 @@ void add_reorg(std::vector<OpSample>& s) {
                                     "·SCALAR·BOOLEAN·true°" + mat("OUT"));
                    k.inputs = {in("A", r, c)};
                    k.outputs = out({"OUT"});
+                   return k;
+                 }});
+  }
+}
+
+// Parameterized builtins and table() that run on the GPU (issue #18), grouped with reorg:
+// contains and replace on the formatted input (NaN patterns on inputs with NaN), rexpand of a
+// fractional index vector (ignore=true: the sparse formats hold zeros), ctable / ctableexpand of
+// dense index inputs in [1, 5] (zeros are errors there), groupedagg's GPU functions and the
+// scalar casts of a 1x1.
+void add_parameterized(std::vector<OpSample>& s) {
+  for (const char* p : {"0", "NaN"}) {
+    const std::string pat = p;
+    s.push_back({"contains", "contains pattern=" + pat, OpFamily::kReorg,
+                 [pat](int64_t r, int64_t c) {
+                   OpCase k = lines("contains°target=A°pattern=" + pat + "°OUT·SCALAR·BOOLEAN");
+                   k.inputs = {in("A", r, c)};
+                   k.inputs[0].specials = pat == "NaN" ? 0.05 : 0.0;
+                   k.outputs = {{"OUT", true}};
+                   return k;
+                 }});
+    s.push_back({"replace", "replace pattern=" + pat, OpFamily::kReorg,
+                 [pat](int64_t r, int64_t c) {
+                   OpCase k = lines("replace°target=A°pattern=" + pat + "°replacement=" +
+                                    (pat == "0" ? "7" : "0") + "°" + mat("OUT"));
+                   k.inputs = {in("A", r, c)};
+                   k.inputs[0].specials = pat == "NaN" ? 0.05 : 0.0;
+                   k.outputs = out({"OUT"});
+                   return k;
+                 }});
+  }
+  for (const char* dir : {"rows", "cols"}) {
+    const std::string d = dir;
+    s.push_back({"rexpand", "rexpand dir=" + d + " (rows x 1)", OpFamily::kReorg,
+                 [d](int64_t r, int64_t) {
+                   OpCase k = lines("rexpand°target=A°max=5°dir=" + d +
+                                    "°cast=true°ignore=true°" + mat("OUT"));
+                   k.inputs = {in("A", r, 1, 0.5, 6.5)};
+                   k.outputs = out({"OUT"});
+                   return k;
+                 }});
+  }
+  for (bool weighted : {false, true}) {
+    s.push_back({"ctable", weighted ? "ctable weighted" : "ctable counts", OpFamily::kReorg,
+                 [weighted](int64_t r, int64_t c) {
+                   OpCase k = lines("ctable°" + mat("A") + "°" + mat("B") + "°" +
+                                    (weighted ? mat("W") : "1.0·SCALAR·FP64·true") +
+                                    "°-1·true°-1·true°" + mat("OUT") + "°false");
+                   k.inputs = {dense("A", r, c, 1, 5.99), dense("B", r, c, 1, 5.99)};
+                   if (weighted) k.inputs.push_back(dense("W", r, c));
+                   k.outputs = out({"OUT"});
+                   return k;
+                 },
+                 false, false});
+  }
+  for (bool left : {true, false}) {
+    s.push_back({"ctableexpand", left ? "ctableexpand seq left" : "ctableexpand seq right",
+                 OpFamily::kReorg,
+                 [left](int64_t r, int64_t) {
+                   const std::string seq = "seq(1, " + std::to_string(r) + ")·SCALAR·STRING·true";
+                   const std::string ins = left ? seq + "°" + mat("A") : mat("A") + "°" + seq;
+                   OpCase k = lines("ctableexpand°" + ins + "°1.0·SCALAR·FP64·true°-1·true°" +
+                                    "-1·true°" + mat("OUT") + "°false");
+                   k.inputs = {dense("A", r, 1, 1, 5.99)};
+                   k.outputs = out({"OUT"});
+                   return k;
+                 },
+                 false, false});
+  }
+  // groupedagg sum / count / mean (weighted or not) of the formatted target, ids 1..4 in rows.
+  for (const char* fn : {"sum", "count", "mean"})
+    for (bool weighted : {false, true}) {
+      const std::string f = fn;
+      s.push_back({"groupedagg", "groupedagg fn=" + f + (weighted ? " weighted" : ""),
+                   OpFamily::kReorg, [f, weighted](int64_t r, int64_t c) {
+                     OpCase k = lines("groupedagg°target=A°groups=G°fn=" + f +
+                                      (weighted ? "°weights=W" : "") + "°" + mat("OUT"), "");
+                     k.inputs = {in("A", r, c), dense("G", r, 1, 1, 4.99)};
+                     if (weighted) k.inputs.push_back(dense("W", r, c, 0, 2));
+                     k.outputs = out({"OUT"});
+                     return k;
+                   }});
+    }
+  for (const char* op : {"castdts", "castvtd", "castvti", "castvtb"}) {
+    const std::string o = op;
+    s.push_back({op, o + " of a 1x1", OpFamily::kReorg, [o](int64_t, int64_t) {
+                   OpCase k = lines(o + "°" + mat("A") + "°OUT·SCALAR·FP64");
+                   k.inputs = {in("A", 1, 1)};
+                   k.outputs = {{"OUT", true}};
                    return k;
                  }});
   }
@@ -681,6 +852,24 @@ void add_factor(std::vector<OpSample>& s) {
                            "CP°tsmm°" + mat("U") + "°" + mat("UtU") + "°LEFT°1",
                            "CP°tsmm°" + mat("V") + "°" + mat("VtV") + "°LEFT°1"};
                  k.outputs = out({"S", "USVt", "UtU", "VtV"});
+                 k.tol32 = {5e-4, 1e-4, false};
+                 return k;
+               }});
+  // eigen of a symmetric A (syevd): the eigenvalues, V diag(L) t(V) and t(V) V, which do not
+  // depend on the bases of repeated eigenvalues (the sparse and empty formats have many);
+  // tests/gpu/test_gpu_eigen.cpp compares V itself where the eigenvalues are distinct.
+  s.push_back({"eigen", "eigen symmetric (L, V diag(L) t(V), t(V) V)", OpFamily::kFactor,
+               [](int64_t r, int64_t) {
+                 OpCase k = lines("eigen°" + mat("A") + "°L°V", "°8");
+                 OpInput a = in("A", r, r);
+                 a.symmetric = true;
+                 k.inputs = {a};
+                 k.then = {"CP°r'°" + mat("L") + "°" + mat("Lt") + "°1",
+                           "CP°*°" + mat("V") + "°" + mat("Lt") + "°" + mat("VL"),
+                           "CP°r'°" + mat("V") + "°" + mat("Vt") + "°1",
+                           "CP°ba+*°" + mat("VL") + "°" + mat("Vt") + "°" + mat("VLVt") + "°1",
+                           "CP°tsmm°" + mat("V") + "°" + mat("VtV") + "°LEFT°1"};
+                 k.outputs = out({"L", "VLVt", "VtV"});
                  k.tol32 = {5e-4, 1e-4, false};
                  return k;
                }});
@@ -1039,6 +1228,71 @@ void add_lstm(std::vector<OpSample>& s) {
   }
 }
 
+// -------------------------------------------------------------------------------------------
+// mmchain (X rows x cols, v cols x 1, w or y rows x 1); tak+* / tack+* over three rows x cols
+// operands or scalars; cov and cm over vectors of rows * cols cells (weights dense, positive).
+
+void add_stats(std::vector<OpSample>& s) {
+  for (const char* type : {"XtXv", "XtwXv", "XtXvy"}) {
+    const std::string t = type;
+    s.push_back({"mmchain", "mmchain " + t, OpFamily::kMatmult, [t](int64_t r, int64_t c) {
+                   const std::string w = t == "XtXv" ? "" : mat("W") + "°";
+                   OpCase k = lines("mmchain°" + mat("X") + "°" + mat("V") + "°" + w + mat("R") +
+                                        "°" + t,
+                                    "°8");
+                   k.inputs = {in("X", r, c, -1, 1), in("V", c, 1, -1, 1)};
+                   if (t != "XtXv") k.inputs.push_back(dense("W", r, 1, -1, 1));
+                   k.outputs = out({"R"});
+                   k.tol32 = dot_tol32(r * c);  // two chained float products
+                   return k;
+                 }});
+  }
+  for (const char* op : {"tak+*", "tack+*"}) {
+    const std::string o = op;
+    for (int kind : {0, 1, 2}) {
+      const char* name = kind == 0 ? " M M M" : (kind == 1 ? " M s M" : " M M s");
+      s.push_back({op, o + name, OpFamily::kAggregate, [o, kind](int64_t r, int64_t c) {
+                     const std::string b = kind == 1 ? num(2.5) : mat("B"),
+                                       cc = kind == 2 ? num(-0.75) : mat("C");
+                     const bool scalar = o == "tak+*";
+                     OpCase k = lines(o + "°" + mat("A") + "°" + b + "°" + cc + "°" +
+                                          (scalar ? "s·SCALAR·FP64" : mat("R")),
+                                      "°8");
+                     k.inputs = {in("A", r, c, -1, 1)};
+                     if (kind != 1) k.inputs.push_back(in("B", r, c, -1, 1));
+                     if (kind != 2) k.inputs.push_back(in("C", r, c, -1, 1));
+                     k.outputs = {{scalar ? "s" : "R", scalar}};
+                     return k;
+                   }});
+    }
+  }
+  for (bool weighted : {false, true}) {
+    const std::string wname = weighted ? " weighted" : "";
+    s.push_back({"cov", "cov" + wname + " (rows*cols x 1)", OpFamily::kAggregate,
+                 [weighted](int64_t r, int64_t c) {
+                   const std::string w = weighted ? mat("W") + "°" : "";
+                   OpCase k =
+                       lines("cov°" + mat("X") + "°" + mat("Y") + "°" + w + "s·SCALAR·FP64", "°8");
+                   k.inputs = {in("X", r * c, 1), in("Y", r * c, 1)};
+                   if (weighted) k.inputs.push_back(dense("W", r * c, 1, 0.5, 1.5));
+                   k.outputs = {{"s", true}};
+                   return k;
+                 }});
+    for (int order : {0, 2, 3, 4}) {
+      s.push_back({"cm", "cm" + wname + " order " + std::to_string(order) + " (rows*cols x 1)",
+                   OpFamily::kAggregate, [weighted, order](int64_t r, int64_t c) {
+                     const std::string w = weighted ? mat("W") + "°" : "";
+                     OpCase k =
+                         lines("cm°" + mat("X") + "°" + w + lit(order) + "°s·SCALAR·FP64", "°8");
+                     k.inputs = {in("X", r * c, 1)};
+                     if (weighted) k.inputs.push_back(dense("W", r * c, 1, 0.5, 1.5));
+                     k.outputs = {{"s", true}};
+                     return k;
+                   }});
+    }
+  }
+}
+
 }  // namespace
 
 const std::vector<OpSample>& op_samples() {
@@ -1052,9 +1306,12 @@ const std::vector<OpSample>& op_samples() {
     add_outer_chain(s);
     add_aggregates(s);
     add_reorg(s);
+    add_sort(s);
+    add_parameterized(s);
     add_indexing(s);
     add_append(s);
     add_linalg(s);
+    add_stats(s);
     add_fft(s);
     add_factor(s);
     add_datagen(s);

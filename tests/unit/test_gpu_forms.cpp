@@ -36,7 +36,8 @@ TEST_CASE("issue #17's GPU forms: table rows and instructions", "[opcodes][gpu-f
   CHECK(gpu_capable("CP°svd°" + a + "°U°S°V°2"));
   CHECK(gpu_capable("CP°roll°" + a + "°1·SCALAR·INT64·true°" + o + "°2"));
   CHECK(gpu_capable("CP°rmempty°margin=rows°empty.return=true°target=A°bRmEmptyBC=false°" + o));
-  CHECK_FALSE(gpu_capable("CP°replace°target=A°pattern=0°replacement=1°" + o));
+  CHECK(gpu_capable("CP°replace°target=A°pattern=0°replacement=1°" + o));  // issue #18
+  CHECK_FALSE(gpu_capable("CP°toString°target=A°s·SCALAR·STRING"));
   CHECK(gpu_capable("CP°bitwAnd°" + a + "°3·SCALAR·INT64·true°" + o));
   CHECK(gpu_capable("CP°xor°" + a + "°B·MATRIX·FP64°" + o));
   CHECK_FALSE(gpu_capable("CP°bitwAnd°1·SCALAR·INT64·true°3·SCALAR·INT64·true°s·SCALAR·INT64"));
