@@ -5,9 +5,11 @@
 #include <cusolverDn.h>
 
 #include <limits>
+#include <type_traits>
 
 #include "gpu_context/library_check.h"
 #include "kernels/cpu/eigen.h"
+#include "kernels/cuda/convert.h"
 #include "kernels/cuda/eigen.h"
 
 namespace dmlrt::kernels::cuda {
@@ -30,26 +32,17 @@ int as_int(int64_t v) {
   return static_cast<int>(v);
 }
 
-// Overloads so that the template picks the D or S routine.
-cusolverStatus_t syevd_size(cusolverDnHandle_t h, int n, const double* a, const double* w,
-                            int* lwork) {
-  return cusolverDnDsyevd_bufferSize(h, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_LOWER, n, a, n,
-                                     w, lwork);
-}
-cusolverStatus_t syevd_size(cusolverDnHandle_t h, int n, const float* a, const float* w,
-                            int* lwork) {
-  return cusolverDnSsyevd_bufferSize(h, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_LOWER, n, a, n,
-                                     w, lwork);
-}
-cusolverStatus_t syevd_call(cusolverDnHandle_t h, int n, double* a, double* w, double* work,
-                            int lwork, int* info) {
-  return cusolverDnDsyevd(h, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_LOWER, n, a, n, w, work,
-                          lwork, info);
-}
-cusolverStatus_t syevd_call(cusolverDnHandle_t h, int n, float* a, float* w, float* work, int lwork,
-                            int* info) {
-  return cusolverDnSsyevd(h, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_LOWER, n, a, n, w, work,
-                          lwork, info);
+// syevd on a column-major double copy `cm` (overwritten by the eigenvectors), values into `w`.
+void dsyevd(const SolverHandles& h, int n, double* cm, double* w, int* info, Scratch& scratch) {
+  int lwork = 0;
+  DMLRT_CHECK_CTX(cusolverDnDsyevd_bufferSize(h.cusolver, CUSOLVER_EIG_MODE_VECTOR,
+                                              CUBLAS_FILL_MODE_LOWER, n, cm, n, w, &lwork),
+                  "syevd_bufferSize n=" << n);
+  double* work =
+      scratch.allocate_n<double>(static_cast<size_t>(lwork > 0 ? lwork : 1), "syevd workspace");
+  DMLRT_CHECK_CTX(cusolverDnDsyevd(h.cusolver, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_LOWER, n,
+                                   cm, n, w, work, lwork, info),
+                  "syevd n=" << n);
 }
 
 }  // namespace
@@ -70,15 +63,27 @@ EigenReport eigen_symmetric(const SolverHandles& h, int64_t n, const T* a, T* va
   r.finite = host[1] == 0;
   if (!r.symmetric || !r.finite) return r;
 
-  T* cm = scratch.allocate_n<T>(static_cast<size_t>(n * n), "eigen column-major vectors");
-  DMLRT_CHECK(cudaMemcpyAsync(cm, a, static_cast<size_t>(n * n) * sizeof(T),
-                              cudaMemcpyDeviceToDevice, h.stream));
-  int lwork = 0;
-  DMLRT_CHECK_CTX(syevd_size(h.cusolver, ni, cm, values, &lwork), "syevd_bufferSize n=" << n);
-  T* work = scratch.allocate_n<T>(static_cast<size_t>(lwork > 0 ? lwork : 1), "syevd workspace");
   int* info = reinterpret_cast<int*>(flags + 2);
-  DMLRT_CHECK_CTX(syevd_call(h.cusolver, ni, cm, values, work, lwork, info), "syevd n=" << n);
-  launch_eigen_vectors(cm, n, vectors, h.stream);
+  const size_t cells = static_cast<size_t>(n * n);
+  double* cm = scratch.allocate_n<double>(cells, "eigen column-major vectors");
+  if constexpr (std::is_same_v<T, double>) {
+    DMLRT_CHECK(cudaMemcpyAsync(cm, a, cells * sizeof(double), cudaMemcpyDeviceToDevice, h.stream));
+    dsyevd(h, ni, cm, values, info, scratch);
+    launch_eigen_vectors(cm, n, vectors, h.stream);
+  } else {
+    // Note [FP32 eigen in FP64]: cusolverDnSsyevd failed to converge (devInfo > 0, values off by
+    // the values far off) on an ultra-sparse symmetric 200x200 — many exactly repeated zero eigenvalues — that
+    // Dsyevd and the CPU's dsyevd solve (H200, CUDA 13, 2026-12-02). The O(n^3) factorization of
+    // an n x n input is not where FP32 saves time, so it runs in FP64 and only the results are
+    // narrowed.
+    launch_float_to_double(a, cm, static_cast<int64_t>(cells), h.stream);
+    double* w = scratch.allocate_n<double>(static_cast<size_t>(n), "eigen values (fp64)");
+    double* v = scratch.allocate_n<double>(cells, "eigen vectors (fp64)");
+    dsyevd(h, ni, cm, w, info, scratch);
+    launch_eigen_vectors(cm, n, v, h.stream);
+    launch_double_to_float(w, values, n, h.stream);
+    launch_double_to_float(v, vectors, static_cast<int64_t>(cells), h.stream);
+  }
   DMLRT_CHECK(cudaMemcpyAsync(&r.info, info, sizeof(int), cudaMemcpyDeviceToHost, h.stream));
   DMLRT_CHECK(cudaStreamSynchronize(h.stream));
   DMLRT_REQUIRE(r.info >= 0, Error, "eigen: cusolver syevd rejected argument " << -r.info);
