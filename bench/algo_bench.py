@@ -235,6 +235,70 @@ def table(records):
     return "\n".join(out)
 
 
+BEGIN, END = "<!-- algorithms:begin -->", "<!-- algorithms:end -->"
+
+
+def ratio_columns(records):
+    """Per (algorithm, variant): dmlrt -gpu / pytorch, dmlrt -gpu / floor, dmlrt cpu / systemds cp."""
+    cells = {}
+    for r in records:
+        if "backend" in r and "error" not in r and r.get("seconds"):
+            cells.setdefault((r["algorithm"], r["variant"]), {})[r["backend"]] = r["seconds"]
+    out = {}
+    for key, c in cells.items():
+        def ratio(a, b):
+            return f"{c[a] / c[b]:.2f}x" if a in c and b in c else "—"
+        out[key] = [ratio("dmlrt -gpu", "pytorch"), ratio("dmlrt -gpu", "floor"),
+                    ratio("dmlrt cpu", "systemds cp")]
+    return out
+
+
+def markdown_block(records, header):
+    """The algorithms section of RESULTS.md: header lines, the seconds table and the ratios."""
+    t = table(records).split("\n")
+    ratios = ratio_columns(records)
+    t[0] += " gpu / pytorch | gpu / floor | cpu / systemds |"
+    t[1] += "---|---|---|"
+    for i in range(2, len(t)):
+        a, v = [x.strip() for x in t[i].split("|")[1:3]]
+        t[i] += " " + " | ".join(ratios.get((a, v), ["—"] * 3)) + " |"
+    copies = [f"{r['algorithm']} {r['variant']}: {r['host_copies']}" for r in records
+              if r.get("host_copies")]
+    lines = [BEGIN, "## Algorithms (SystemDS's builtins end to end; issue #18)", ""]
+    lines += [f"- {h}" for h in header] + [""]
+    lines += ["Seconds of the builtin's call (`-stats`: its `m_<builtin>` line, or the execution less "
+              "the data generation where SystemDS inlined it); PyTorch: the same algorithm written "
+              "directly in PyTorch on the GPU (bench/torch_algorithms.py); floor: its passes over X at "
+              "the measured copy bandwidth (plus FLOPs where they dominate). Written by "
+              "`bench/algo_bench.py markdown`.", ""]
+    lines += t + [""]
+    lines.append("Data-sized copies to the host with -gpu: " + ("; ".join(copies) if copies else "none")
+                 + ".")
+    lines.append(END)
+    return "\n".join(lines)
+
+
+def write_markdown(args):
+    records = []
+    for path in args.inputs:
+        with open(path) as f:
+            records += json.load(f)
+    header = [f"Date: {args.date}", f"Device: {args.device}", f"Commit: {args.commit}",
+              f"Command: `{args.command}`"]
+    block = markdown_block(records, header)
+    text = ""
+    if os.path.exists(args.results):
+        with open(args.results) as f:
+            text = f.read()
+    if BEGIN in text and END in text:
+        text = text[:text.index(BEGIN)] + block + text[text.index(END) + len(END):]
+    else:
+        text = text.rstrip("\n") + "\n\n" + block + "\n"
+    with open(args.results, "w") as f:
+        f.write(text)
+    print(block)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -252,10 +316,17 @@ def main():
             p.add_argument("--check-transfers", action="store_true",
                            help="exit 1 when a -gpu run copied a data-sized matrix to the host "
                                 "(>= 1%% of X's bytes in one copy) or failed")
+    p = sub.add_parser("markdown", help="write the algorithms section of bench/RESULTS.md")
+    p.add_argument("inputs", nargs="+", help="JSON records of run / systemds")
+    p.add_argument("--results", default=os.path.join(HERE, "RESULTS.md"))
+    p.add_argument("--date", required=True)
+    p.add_argument("--device", required=True)
+    p.add_argument("--commit", required=True)
+    p.add_argument("--command", required=True)
     a = ap.parse_args()
     if getattr(a, "dmlrt", None):
         a.dmlrt = os.path.abspath(a.dmlrt)  # the SystemDS comparison runs in a scratch folder
-    {"capture": capture, "run": run, "systemds": run_systemds}[a.cmd](a)
+    {"capture": capture, "run": run, "systemds": run_systemds, "markdown": write_markdown}[a.cmd](a)
 
 
 if __name__ == "__main__":

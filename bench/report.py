@@ -420,8 +420,18 @@ def main(argv):
             "summary_table": sm, "detail_table": dt,
             "notes": "\n".join(f"- {md_escape(n)}" for n in notes) or "- none",
         }
+        text = render_markdown(template, fields)
+        # The algorithms section (bench/algo_bench.py markdown) is measured apart: keep it.
+        begin, end = "<!-- algorithms:begin -->", "<!-- algorithms:end -->"
+        try:
+            with open(args.markdown) as f:
+                old = f.read()
+        except OSError:
+            old = ""
+        if begin in old and end in old:
+            text = text.rstrip("\n") + "\n\n" + old[old.index(begin):old.index(end) + len(end)] + "\n"
         with open(args.markdown, "w") as f:
-            f.write(render_markdown(template, fields))
+            f.write(text)
     print(text_table(rows, summary, notes))
     return 0
 

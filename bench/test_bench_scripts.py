@@ -7,6 +7,7 @@ loop; torch_anchor.py --dry-run and its argument checks.
 
     python3 bench/test_bench_scripts.py      (or python3 -m pytest bench)
 """
+import argparse
 import json
 import os
 import shutil
@@ -416,6 +417,28 @@ Heavy hitter instructions:
         self.assertEqual(tx["castdts"], (0, 160, 8))
         self.assertEqual(tx["(outside instructions)"], (100, 0, 0))
         self.assertEqual(len(tx), 3)  # the heavy-hitter header ends the block
+
+    def test_markdown_section_has_ratios_and_replaces_itself(self):
+        recs = [{"algorithm": "lmCG", "variant": "dense", "backend": "dmlrt -gpu", "seconds": 0.02},
+                {"algorithm": "lmCG", "variant": "dense", "backend": "pytorch", "seconds": 0.01},
+                {"algorithm": "lmCG", "variant": "dense", "backend": "floor", "seconds": 0.008},
+                {"algorithm": "pca", "variant": "dense", "backend": "dmlrt -gpu", "error": "x"}]
+        block = algo_bench.markdown_block(recs, ["Date: d", "Device: H200"])
+        self.assertIn("| lmCG | dense | 0.0200 s | 0.0100 s | 0.0080 s | 2.00x | 2.50x | — |", block)
+        self.assertIn("| pca | dense | — | — | — | — | — | — |", block)
+        self.assertIn("- Device: H200", block)
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "RESULTS.md")
+            with open(path, "w") as f:
+                f.write("# results\nbefore\n")
+            args = argparse.Namespace(inputs=[], results=path, date="d", device="H200",
+                                      commit="c", command="x")
+            for _ in range(2):  # appended once, then replaced in place
+                algo_bench.write_markdown(args)
+            with open(path) as f:
+                text = f.read()
+            self.assertEqual(text.count(algo_bench.BEGIN), 1)
+            self.assertTrue(text.startswith("# results\nbefore\n\n" + algo_bench.BEGIN))
 
     def test_a_data_sized_copy_to_the_host_is_flagged(self):
         tx = algo_bench.transfers_by_instruction(self.TX)
