@@ -1,6 +1,7 @@
 // Host memory accounting for the up-front size checks; see host_memory.h.
 #include "kernels/host_memory.h"
 
+#include <malloc.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -53,6 +54,8 @@ constexpr int64_t kOpenBlasBufferBytes = (int64_t{128} << 20) + 4096;
 // Set once a BLAS call has gone through the check: the calling thread's buffer exists from then
 // on (a process-wide approximation; concurrent API callers each take a buffer of their own).
 std::atomic<bool> blas_buffer_taken{false};
+// Set by keep_freed_host_memory(): a failing size check first returns kept memory to the OS.
+std::atomic<bool> freed_memory_kept{false};
 
 // Kept free by every up-front check: the small allocations that follow a large one (result
 // objects, format bookkeeping, messages). Small on purpose: a check that keeps more free refuses
@@ -271,11 +274,28 @@ void check_host_bytes(const std::string& what, const std::string& shape, double 
   if (!(bytes >= static_cast<double>(kHostCheckMinBytes))) return;  // small (or NaN: caller's bug)
   // Beyond int64 no allocator can serve it; no need to read /proc.
   if (bytes >= 9.2e18) fail_too_big(what, shape, bytes, HostMemory{});
-  const HostMemory mem = host_memory();
+  HostMemory mem = host_memory();
   if (mem.available_bytes < 0) return;  // nothing readable: let the allocator decide
-  const double usable = std::max(
-      0.0, static_cast<double>(mem.available_bytes) - static_cast<double>(host_headroom_bytes()));
-  if (bytes > usable) fail_too_big(what, shape, bytes, mem);
+  auto usable = [&] {
+    return std::max(0.0, static_cast<double>(mem.available_bytes) -
+                             static_cast<double>(host_headroom_bytes()));
+  };
+  if (bytes > usable() && freed_memory_kept.load(std::memory_order_relaxed)) {
+    ::malloc_trim(0);  // See Note [Freed host memory is kept]
+    mem = host_memory();
+    if (mem.available_bytes < 0) return;
+  }
+  if (bytes > usable()) fail_too_big(what, shape, bytes, mem);
+}
+
+void keep_freed_host_memory() {
+  if (address_space_limited()) return;
+  // One arena: the interpreter runs on a thread of its own (Note [Interpreter stack]), and a
+  // thread arena serves large blocks with mmap whatever M_MMAP_MAX says.
+  ::mallopt(M_ARENA_MAX, 1);
+  ::mallopt(M_MMAP_MAX, 0);
+  ::mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  freed_memory_kept.store(true, std::memory_order_relaxed);
 }
 
 void check_host_alloc(const std::string& what, int64_t rows, int64_t cols, int64_t bytes_per_cell,

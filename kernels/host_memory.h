@@ -58,6 +58,19 @@ void check_blas_headroom(const std::string& what);
 // not work yet, and passes the process's environment as `envp` (null: getenv).
 int blas_threads_for_limit(const char* const* envp = nullptr);
 
+// Note [Freed host memory is kept]
+// glibc serves large blocks (above a threshold of at most 32 MiB) with mmap and unmaps them when
+// they are freed, so every data-sized result started on fresh pages that the kernel faults in and
+// zeroes 4 KiB at a time: on the 2-core machine about 130 ms of a 160 ms transpose of 50000x400,
+// and a like share of every cell-wise op on such operands. SystemDS's JVM reuses its heap;
+// keep_freed_host_memory() makes malloc do the same: large blocks come from the one heap
+// (M_ARENA_MAX 1, M_MMAP_MAX 0) and freed memory stays with the process (M_TRIM_THRESHOLD: only
+// a free top above 1 GiB goes back). /proc/meminfo does not count kept memory as available, so a
+// size check that fails gives it back first (malloc_trim) and looks again. It does nothing under
+// an address-space limit (RLIMIT_AS / RLIMIT_DATA), whose headroom kept memory would eat. The
+// CLI calls it at start-up; embedding programs choose.
+void keep_freed_host_memory();
+
 // "17179906248 bytes (16.0 GiB)" for messages (the count exact up to 2^53).
 std::string bytes_string(double bytes);
 

@@ -2,11 +2,13 @@
 #include "kernels/matrix_block.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <sstream>
 
 #include "gpu_context/error.h"
+#include "kernels/cpu/parallel.h"
 #include "kernels/host_memory.h"
 
 namespace dmlrt::kernels {
@@ -77,13 +79,17 @@ MatrixBlock MatrixBlock::empty_sparse(int64_t rows, int64_t cols) {
 }
 
 int64_t MatrixBlock::nnz() const {
-  int64_t n = 0;
-  if (sparse_) {
-    for (double v : values_) n += (v != 0.0);
-  } else {
-    for (double v : dense_) n += (v != 0.0);
-  }
-  return n;
+  // Every op's examine_format() counts its output: large blocks are counted on the CPU pool
+  // (per-chunk counts are integers, so the split cannot change the result).
+  const std::vector<double>& v = sparse_ ? values_ : dense_;
+  std::atomic<int64_t> n{0};
+  cpu::parallel_for(0, static_cast<int64_t>(v.size()), cpu::kParallelGrain,
+                    [&](int64_t lo, int64_t hi) {
+                      int64_t c = 0;
+                      for (int64_t i = lo; i < hi; ++i) c += (v[static_cast<size_t>(i)] != 0.0);
+                      n += c;
+                    });
+  return n.load();
 }
 
 double MatrixBlock::sparsity() const {
@@ -172,8 +178,10 @@ bool MatrixBlock::prefers_sparse(int64_t rows, int64_t cols, int64_t nnz) {
   return sp < kSparsityTurnPoint && sparse_bytes < dense_bytes;
 }
 
-void MatrixBlock::examine_format() {
-  const bool want_sparse = prefers_sparse(rows_, cols_, nnz());
+void MatrixBlock::examine_format() { examine_format(nnz()); }
+
+void MatrixBlock::examine_format(int64_t nnz) {
+  const bool want_sparse = prefers_sparse(rows_, cols_, nnz);
   if (want_sparse && !sparse_) *this = to_sparse();
   else if (!want_sparse && sparse_) *this = to_dense();
 }

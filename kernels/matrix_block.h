@@ -57,6 +57,8 @@ class MatrixBlock {
 
   // In-place conversion to the format SystemDS would pick (see Note [Sparse output format]).
   void examine_format();
+  // The same for a caller that counted the nonzeros while it wrote them (saves a pass).
+  void examine_format(int64_t nnz);
   static bool prefers_sparse(int64_t rows, int64_t cols, int64_t nnz);
 
   // Structural and numeric equality (format-independent).

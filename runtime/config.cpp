@@ -48,6 +48,18 @@ int64_t parse_positive_int(const std::string& key, const std::string& value, int
   return v;
 }
 
+// sysds.num.threads: a positive count, or a value <= 0 for every core (SystemDS's -1).
+int parse_thread_count(const std::string& key, const std::string& value) {
+  errno = 0;
+  char* end = nullptr;
+  const long long v = std::strtoll(value.c_str(), &end, 10);
+  DMLRT_REQUIRE(
+      !value.empty() && end != value.c_str() && *end == '\0' && errno == 0 && v <= 1024,
+      ParseError, key << ": expected a thread count (1 to 1024, or -1 for every core), got '"
+                      << value << "'");
+  return v <= 0 ? -1 : static_cast<int>(v);
+}
+
 // A configuration value that must be a byte count (parse_byte_count_text).
 long long parse_byte_count(const std::string& key, const std::string& value) {
   const long long n = parse_byte_count_text(value);
@@ -382,6 +394,8 @@ bool apply_config_key(RuntimeConfig& config, const std::string& key, const std::
     config.gpu_eager_cuda_free = parse_bool(key, value);
   } else if (key == "sysds.stats.maxWrapLength") {
     config.stats_max_wrap_length = static_cast<int>(parse_positive_int(key, value, 1 << 20));
+  } else if (key == "sysds.num.threads") {
+    config.num_threads = parse_thread_count(key, value);
   } else if (key == "sysds.defaultblocksize") {
     config.default_block_size = parse_positive_int(key, value, int64_t{1} << 31);
   } else if (key == "sysds.scratch") {

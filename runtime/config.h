@@ -25,6 +25,9 @@ struct RuntimeConfig {
   bool gpu_eager_cuda_free = false;       // sysds.gpu.eager.cudaFree
   int stats_max_wrap_length = 30;         // sysds.stats.maxWrapLength
   int64_t default_block_size = 1000;      // sysds.defaultblocksize
+  // Threads of the CPU backend (kernels/cpu/parallel.h) and of OpenBLAS; -1 (or any value <= 0,
+  // as in SystemDS) = every core.
+  int num_threads = -1;  // sysds.num.threads
   std::string scratch = "scratch_space";  // sysds.scratch
   // cuDNN convolutions (DESIGN.md §5): deterministic algorithms only; TF32 math for FP32; where
   // the timed algorithms persist ("" = $XDG_CACHE_HOME/dmlrt or ~/.cache/dmlrt, "none" = memory

@@ -9,11 +9,17 @@
 #include <vector>
 
 #include "kernels/cpu/java_math.h"
+#include "kernels/cpu/parallel.h"
 
 namespace dmlrt::kernels::cpu {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Cells per partial of a full aggregate: a fixed size, so the result does not depend on the thread
+// count (Note [Deterministic parallel reductions] in parallel.cpp). Each accumulator's merge()
+// combines the partials in chunk order.
+constexpr int64_t kReduceChunk = int64_t{1} << 16;
 
 // Note [Aggregates of empty inputs]
 // Verified with SystemDS 3.4: full aggregates of a 0-cell matrix give sum 0, sum of squares 0,
@@ -24,6 +30,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 struct SumAcc {
   KahanSum k;
   void add(double x) { k.add(x); }
+  void merge(const SumAcc& o) { k.merge(o.k); }
   void add_zeros(int64_t) {}
   double result(int64_t) const { return k.sum; }
 };
@@ -31,6 +38,7 @@ struct SumAcc {
 struct SumSqAcc {
   KahanSum k;
   void add(double x) { k.add(x * x); }
+  void merge(const SumSqAcc& o) { k.merge(o.k); }
   void add_zeros(int64_t) {}
   double result(int64_t) const { return k.sum; }
 };
@@ -38,6 +46,7 @@ struct SumSqAcc {
 struct ProdAcc {
   double p = 1.0;
   void add(double x) { p *= x; }
+  void merge(const ProdAcc& o) { p *= o.p; }
   // Multiplying by the zero (not returning 0) keeps NaN and Inf * 0 = NaN as the dense form does.
   void add_zeros(int64_t count) {
     if (count > 0) p *= 0.0;
@@ -57,6 +66,20 @@ struct MeanAcc {
     count += 1.0;
     mean.add((x - mean.sum) / count);
   }
+  // Two running means weighted by their counts (SystemDS's CM merge for MEAN).
+  void merge(const MeanAcc& o) {
+    k.merge(o.k);
+    zeros = zeros || o.zeros;
+    if (o.count == 0.0) return;
+    if (count == 0.0) {
+      mean = o.mean;
+      count = o.count;
+      return;
+    }
+    const double total = count + o.count;
+    mean.add((o.mean.sum - mean.sum) * o.count / total);
+    count = total;
+  }
   void add_zeros(int64_t c) { zeros = zeros || c > 0; }
   // n counts the implicit zeros too; 0 values give 0/0 = NaN as in SystemDS.
   double result(int64_t n) const {
@@ -69,6 +92,7 @@ struct MeanAcc {
 struct MaxAcc {
   double m = -kInf;
   void add(double x) { m = java_max(m, x); }
+  void merge(const MaxAcc& o) { m = java_max(m, o.m); }
   void add_zeros(int64_t count) {
     if (count > 0) m = java_max(m, 0.0);
   }
@@ -78,6 +102,7 @@ struct MaxAcc {
 struct MinAcc {
   double m = kInf;
   void add(double x) { m = java_min(m, x); }
+  void merge(const MinAcc& o) { m = java_min(m, o.m); }
   void add_zeros(int64_t count) {
     if (count > 0) m = java_min(m, 0.0);
   }
@@ -108,6 +133,20 @@ struct VarAcc {
     m2.add(t1 * d);
     w = nw;
   }
+  // Two (count, mean, m2) groups combined as SystemDS's CM merge does (Chan et al.).
+  void merge(const VarAcc& o) {
+    if (o.w == 0.0) return;
+    if (w == 0.0) {
+      *this = o;
+      return;
+    }
+    const double nw = w + o.w;
+    const double d = o.mean.sum - mean.sum;
+    mean.add(o.w * d / nw);
+    m2.merge(o.m2);
+    m2.add(w * o.w / nw * d * d);
+    w = nw;
+  }
   // Sample variance; SystemDS gives 0 for a single value and NaN for none.
   double result(int64_t) const {
     if (w == 0.0) return std::numeric_limits<double>::quiet_NaN();
@@ -116,16 +155,24 @@ struct VarAcc {
   }
 };
 
+// The stored values (dense cells or CSR nonzeros) in chunks of kReduceChunk, one partial each,
+// merged in chunk order; a sparse input's implicit zeros are added last, as one group.
 template <class Acc>
 double reduce_all(const MatrixBlock& in) {
+  const std::vector<double>& v = in.is_sparse() ? in.csr_values() : in.dense_values();
+  const auto count = static_cast<int64_t>(v.size());
   Acc acc;
-  if (in.is_sparse()) {
-    const auto& v = in.csr_values();
+  if (count <= kReduceChunk) {
     for (double x : v) acc.add(x);
-    acc.add_zeros(in.size() - static_cast<int64_t>(v.size()));
   } else {
-    for (double x : in.dense_values()) acc.add(x);
+    std::vector<Acc> parts(static_cast<size_t>(chunk_count(0, count, kReduceChunk)));
+    parallel_chunks(0, count, kReduceChunk, [&](int64_t c, int64_t lo, int64_t hi) {
+      Acc& p = parts[static_cast<size_t>(c)];
+      for (int64_t i = lo; i < hi; ++i) p.add(v[static_cast<size_t>(i)]);
+    });
+    for (const Acc& p : parts) acc.merge(p);
   }
+  if (in.is_sparse()) acc.add_zeros(in.size() - count);
   return acc.result(in.size());
 }
 
@@ -134,18 +181,21 @@ MatrixBlock reduce_rows(const MatrixBlock& in) {
   const int64_t m = in.rows(), n = in.cols();
   std::vector<double> out(static_cast<size_t>(m), 0.0);  // (m, 1)
   if (n > 0) {  // See Note [Aggregates of empty inputs]
-    for (int64_t i = 0; i < m; ++i) {
-      Acc acc;
-      if (in.is_sparse()) {
-        const int64_t b = in.row_ptr()[i], e = in.row_ptr()[i + 1];
-        for (int64_t k = b; k < e; ++k) acc.add(in.csr_values()[k]);
-        acc.add_zeros(n - (e - b));
-      } else {
-        const double* a = in.dense_data() + i * n;
-        for (int64_t j = 0; j < n; ++j) acc.add(a[j]);
+    // Rows are independent: split over rows, each row reduced as before.
+    parallel_for(0, m, row_grain(n), [&](int64_t r0, int64_t r1) {
+      for (int64_t i = r0; i < r1; ++i) {
+        Acc acc;
+        if (in.is_sparse()) {
+          const int64_t b = in.row_ptr()[i], e = in.row_ptr()[i + 1];
+          for (int64_t k = b; k < e; ++k) acc.add(in.csr_values()[k]);
+          acc.add_zeros(n - (e - b));
+        } else {
+          const double* a = in.dense_data() + i * n;
+          for (int64_t j = 0; j < n; ++j) acc.add(a[j]);
+        }
+        out[static_cast<size_t>(i)] = acc.result(n);
       }
-      out[static_cast<size_t>(i)] = acc.result(n);
-    }
+    });
   }
   MatrixBlock r = MatrixBlock::dense(m, 1, std::move(out));
   r.examine_format();
@@ -168,10 +218,15 @@ MatrixBlock reduce_cols(const MatrixBlock& in) {
       }
       for (int64_t j = 0; j < n; ++j) accs[j].add_zeros(m - stored[j]);
     } else {
-      for (int64_t i = 0; i < m; ++i) {
-        const double* a = in.dense_data() + i * n;
-        for (int64_t j = 0; j < n; ++j) accs[j].add(a[j]);
-      }
+      // Split over blocks of columns (at least 8, so neighbouring blocks rarely share a cache
+      // line of accumulators); each column still sees the rows in order.
+      const double* a = in.dense_data();  // (m, n) row-major
+      parallel_for(0, n, std::max<int64_t>(8, kParallelGrain / m), [&](int64_t j0, int64_t j1) {
+        for (int64_t i = 0; i < m; ++i) {
+          const double* row = a + i * n;
+          for (int64_t j = j0; j < j1; ++j) accs[j].add(row[j]);
+        }
+      });
     }
     for (int64_t j = 0; j < n; ++j) out[static_cast<size_t>(j)] = accs[j].result(m);
   }
@@ -214,48 +269,50 @@ MatrixBlock row_index(const MatrixBlock& in, double init, Better better) {
   const int64_t m = in.rows(), n = in.cols();
   std::vector<double> out(static_cast<size_t>(m), 0.0);  // (m, 1); 0 for n == 0 as SystemDS
   if (n > 0) {
-    for (int64_t i = 0; i < m; ++i) {
-      int64_t best_idx = 0;  // an all-NaN row keeps index 0 (1-based 1)
-      double best = init;
-      if (in.is_sparse()) {
-        // The dense scan ends at the last position holding the extreme non-NaN value; find that
-        // value over the stored cells and (if any) the implicit zeros, then its last position.
-        const int64_t b = in.row_ptr()[i], e = in.row_ptr()[i + 1];
-        const auto& ci = in.col_idx();
-        const auto& v = in.csr_values();
-        bool found = false;
-        for (int64_t k = b; k < e; ++k) {
-          if (better(v[k], best)) {
-            best = v[k];
+    parallel_for(0, m, row_grain(n), [&](int64_t r0, int64_t r1) {
+      for (int64_t i = r0; i < r1; ++i) {
+        int64_t best_idx = 0;  // an all-NaN row keeps index 0 (1-based 1)
+        double best = init;
+        if (in.is_sparse()) {
+          // The dense scan ends at the last position holding the extreme non-NaN value; find that
+          // value over the stored cells and (if any) the implicit zeros, then its last position.
+          const int64_t b = in.row_ptr()[i], e = in.row_ptr()[i + 1];
+          const auto& ci = in.col_idx();
+          const auto& v = in.csr_values();
+          bool found = false;
+          for (int64_t k = b; k < e; ++k) {
+            if (better(v[k], best)) {
+              best = v[k];
+              found = true;
+            }
+          }
+          const bool has_zeros = (e - b) < n;
+          if (has_zeros && better(0.0, best)) {
+            best = 0.0;
             found = true;
           }
-        }
-        const bool has_zeros = (e - b) < n;
-        if (has_zeros && better(0.0, best)) {
-          best = 0.0;
-          found = true;
-        }
-        if (found) {
-          for (int64_t k = b; k < e; ++k)
-            if (v[k] == best) best_idx = ci[k];
-          if (has_zeros && best == 0.0) {
-            // The last column not stored in this row (col_idx is sorted).
-            int64_t last_zero = n - 1;
-            for (int64_t k = e - 1; k >= b && ci[k] == last_zero; --k) --last_zero;
-            if (last_zero > best_idx) best_idx = last_zero;
+          if (found) {
+            for (int64_t k = b; k < e; ++k)
+              if (v[k] == best) best_idx = ci[k];
+            if (has_zeros && best == 0.0) {
+              // The last column not stored in this row (col_idx is sorted).
+              int64_t last_zero = n - 1;
+              for (int64_t k = e - 1; k >= b && ci[k] == last_zero; --k) --last_zero;
+              if (last_zero > best_idx) best_idx = last_zero;
+            }
+          }
+        } else {
+          const double* a = in.dense_data() + i * n;
+          for (int64_t j = 0; j < n; ++j) {
+            if (better(a[j], best)) {
+              best = a[j];
+              best_idx = j;
+            }
           }
         }
-      } else {
-        const double* a = in.dense_data() + i * n;
-        for (int64_t j = 0; j < n; ++j) {
-          if (better(a[j], best)) {
-            best = a[j];
-            best_idx = j;
-          }
-        }
+        out[static_cast<size_t>(i)] = static_cast<double>(best_idx + 1);
       }
-      out[static_cast<size_t>(i)] = static_cast<double>(best_idx + 1);
-    }
+    });
   }
   MatrixBlock r = MatrixBlock::dense(m, 1, std::move(out));
   r.examine_format();

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gpu_context/error.h"
+#include "kernels/cpu/parallel.h"
 #include "kernels/host_memory.h"
 
 namespace dmlrt::kernels::cpu {
@@ -338,33 +339,36 @@ MatrixBlock dense_path(BinaryOp op, const MatrixBlock& a_in, const MatrixBlock& 
   double* o = out.dense_data();  // (rows, cols) row-major
   with_op(op, [&](auto tag) {
     constexpr BinaryOp kOp = decltype(tag)::value;
-    for (int64_t r = 0; r < rows; ++r) {
-      double* orow = o + r * cols;
-      switch (bc) {
-        case Broadcast::kNone: {
-          const double* xr = x + r * cols;
-          const double* yr = y + r * cols;
-          for (int64_t c = 0; c < cols; ++c) orow[c] = cell<kOp>(xr[c], yr[c]);
-          break;
-        }
-        case Broadcast::kColVector: {
-          const double* xr = x + r * cols;
-          const double yv = y[r];
-          for (int64_t c = 0; c < cols; ++c) orow[c] = cell<kOp>(xr[c], yv);
-          break;
-        }
-        case Broadcast::kRowVector: {
-          const double* xr = x + r * cols;
-          for (int64_t c = 0; c < cols; ++c) orow[c] = cell<kOp>(xr[c], y[c]);
-          break;
-        }
-        default: {  // kOuter
-          const double xv = x[r];
-          for (int64_t c = 0; c < cols; ++c) orow[c] = cell<kOp>(xv, y[c]);
-          break;
+    // Output rows are independent: the pool takes bands of rows.
+    parallel_for(0, rows, row_grain(cols), [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        double* orow = o + r * cols;
+        switch (bc) {
+          case Broadcast::kNone: {
+            const double* xr = x + r * cols;
+            const double* yr = y + r * cols;
+            for (int64_t c = 0; c < cols; ++c) orow[c] = cell<kOp>(xr[c], yr[c]);
+            break;
+          }
+          case Broadcast::kColVector: {
+            const double* xr = x + r * cols;
+            const double yv = y[r];
+            for (int64_t c = 0; c < cols; ++c) orow[c] = cell<kOp>(xr[c], yv);
+            break;
+          }
+          case Broadcast::kRowVector: {
+            const double* xr = x + r * cols;
+            for (int64_t c = 0; c < cols; ++c) orow[c] = cell<kOp>(xr[c], y[c]);
+            break;
+          }
+          default: {  // kOuter
+            const double xv = x[r];
+            for (int64_t c = 0; c < cols; ++c) orow[c] = cell<kOp>(xv, y[c]);
+            break;
+          }
         }
       }
-    }
+    });
   });
   return out;
 }
@@ -488,9 +492,11 @@ MatrixBlock binary_matrix_scalar(BinaryOp op, const MatrixBlock& a, double s, bo
     } else {
       out = MatrixBlock::dense(rows, cols, zero_image);
       double* o = out.dense_data();  // (rows, cols) row-major
-      for (int64_t r = 0; r < rows; ++r)
-        for (int64_t k = rp[r]; k < rp[r + 1]; ++k)
-          o[r * cols + a.col_idx()[k]] = f(a.csr_values()[k]);
+      parallel_for(0, rows, row_grain(cols), [&](int64_t r0, int64_t r1) {
+        for (int64_t r = r0; r < r1; ++r)
+          for (int64_t k = rp[r]; k < rp[r + 1]; ++k)
+            o[r * cols + a.col_idx()[k]] = f(a.csr_values()[k]);
+      });
     }
   } else {
     out = MatrixBlock::dense(rows, cols);
@@ -499,11 +505,13 @@ MatrixBlock binary_matrix_scalar(BinaryOp op, const MatrixBlock& a, double s, bo
     const int64_t n = rows * cols;
     with_op(op, [&](auto tag) {
       constexpr BinaryOp kOp = decltype(tag)::value;
-      if (scalar_left) {
-        for (int64_t i = 0; i < n; ++i) o[i] = cell<kOp>(s, x[i]);
-      } else {
-        for (int64_t i = 0; i < n; ++i) o[i] = cell<kOp>(x[i], s);
-      }
+      parallel_for(0, n, kParallelGrain, [&](int64_t lo, int64_t hi) {
+        if (scalar_left) {
+          for (int64_t i = lo; i < hi; ++i) o[i] = cell<kOp>(s, x[i]);
+        } else {
+          for (int64_t i = lo; i < hi; ++i) o[i] = cell<kOp>(x[i], s);
+        }
+      });
     });
   }
   out.examine_format();

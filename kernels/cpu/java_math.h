@@ -61,6 +61,20 @@ struct KahanSum {
     correction = y - (t - sum);
     sum = t;
   }
+
+  // Adds another compensated sum (a partial of a chunked reduction), its correction included, as
+  // SystemDS's KahanPlus merges two partial aggregates.
+  void merge(const KahanSum& part) {
+    if (!std::isfinite(part.sum) || !std::isfinite(sum)) {
+      sum += part.sum;
+      correction = 0.0;
+      return;
+    }
+    const double y = part.sum + (correction + part.correction);
+    const double t = sum + y;
+    correction = y - (t - sum);
+    sum = t;
+  }
 };
 
 }  // namespace dmlrt::kernels::cpu

@@ -2,6 +2,7 @@
 // on how the cells are traversed.
 #include "kernels/cpu/random.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <sstream>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "gpu_context/error.h"
+#include "kernels/cpu/parallel.h"
 #include "kernels/host_memory.h"
 #include "kernels/philox.h"
 
@@ -68,21 +70,52 @@ MatrixBlock rand_matrix(const RandSpec& spec) {
   // Sparse targets are built as CSR directly so a large ultra-sparse rand never allocates the
   // dense size; examine_format() settles the final format either way.
   if (sparse_target) {
+    // Bands of rows are drawn in parallel into their own nonzero lists (the values depend on the
+    // cell index only), then concatenated in row order.
+    struct Band {
+      std::vector<int32_t> col_idx;
+      std::vector<double> values;
+    };
+    const int64_t band_rows = row_grain(cols);
+    std::vector<Band> bands(static_cast<size_t>(chunk_count(0, rows, band_rows)));
     std::vector<int64_t> row_ptr(static_cast<size_t>(rows + 1), 0);
+    parallel_chunks(0, rows, band_rows, [&](int64_t band, int64_t r0, int64_t r1) {
+      Band& bd = bands[static_cast<size_t>(band)];
+      const double band_expected = spec.sparsity * static_cast<double>((r1 - r0) * cols);
+      bd.col_idx.reserve(static_cast<size_t>(band_expected * 1.05) + 16);
+      bd.values.reserve(static_cast<size_t>(band_expected * 1.05) + 16);
+      for (int64_t r = r0; r < r1; ++r) {
+        for (int64_t c = 0; c < cols; ++c) {
+          PhiloxCellStream s(spec.seed, static_cast<uint64_t>(r * cols + c));
+          if (!philox_bernoulli(s.next_u32(), spec.sparsity)) continue;
+          const double v = constant ? spec.min : draw_value(spec, s);
+          if (v == 0.0) continue;
+          bd.col_idx.push_back(static_cast<int32_t>(c));
+          bd.values.push_back(v);
+        }
+        row_ptr[static_cast<size_t>(r + 1)] = static_cast<int64_t>(bd.values.size());  // in-band
+      }
+    });
     std::vector<int32_t> col_idx;
     std::vector<double> values;
-    col_idx.reserve(static_cast<size_t>(expected * 1.05) + 16);
-    values.reserve(static_cast<size_t>(expected * 1.05) + 16);
-    for (int64_t r = 0; r < rows; ++r) {
-      for (int64_t c = 0; c < cols; ++c) {
-        PhiloxCellStream s(spec.seed, static_cast<uint64_t>(r * cols + c));
-        if (!philox_bernoulli(s.next_u32(), spec.sparsity)) continue;
-        const double v = constant ? spec.min : draw_value(spec, s);
-        if (v == 0.0) continue;
-        col_idx.push_back(static_cast<int32_t>(c));
-        values.push_back(v);
+    if (bands.size() == 1) {
+      col_idx = std::move(bands[0].col_idx);
+      values = std::move(bands[0].values);
+    } else {
+      size_t total = 0;
+      for (const Band& bd : bands) total += bd.values.size();
+      col_idx.reserve(total);
+      values.reserve(total);
+      for (size_t i = 0; i < bands.size(); ++i) {
+        // Shift the band's in-band offsets by the nonzeros of the bands before it.
+        const auto offset = static_cast<int64_t>(values.size());
+        const int64_t r0 = static_cast<int64_t>(i) * band_rows;
+        const int64_t r1 = std::min(rows, r0 + band_rows);
+        for (int64_t r = r0; r < r1; ++r) row_ptr[static_cast<size_t>(r + 1)] += offset;
+        col_idx.insert(col_idx.end(), bands[i].col_idx.begin(), bands[i].col_idx.end());
+        values.insert(values.end(), bands[i].values.begin(), bands[i].values.end());
+        bands[i] = Band();
       }
-      row_ptr[static_cast<size_t>(r + 1)] = static_cast<int64_t>(values.size());
     }
     MatrixBlock b =
         MatrixBlock::csr(rows, cols, std::move(row_ptr), std::move(col_idx), std::move(values));
@@ -93,11 +126,14 @@ MatrixBlock rand_matrix(const RandSpec& spec) {
   MatrixBlock b = MatrixBlock::dense(rows, cols, 0.0);  // (rows, cols) row-major
   double* out = b.dense_data();
   const int64_t n = rows * cols;
-  for (int64_t i = 0; i < n; ++i) {
-    PhiloxCellStream s(spec.seed, static_cast<uint64_t>(i));
-    if (!philox_bernoulli(s.next_u32(), spec.sparsity)) continue;
-    out[i] = constant ? spec.min : draw_value(spec, s);
-  }
+  // Each cell's value depends on its index only, so any split draws the same matrix.
+  parallel_for(0, n, kParallelGrain / 8, [&](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; ++i) {
+      PhiloxCellStream s(spec.seed, static_cast<uint64_t>(i));
+      if (!philox_bernoulli(s.next_u32(), spec.sparsity)) continue;
+      out[i] = constant ? spec.min : draw_value(spec, s);
+    }
+  });
   b.examine_format();
   return b;
 }

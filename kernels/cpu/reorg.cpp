@@ -2,9 +2,11 @@
 #include "kernels/cpu/reorg.h"
 
 #include <algorithm>
+#include <atomic>
 #include <vector>
 
 #include "gpu_context/error.h"
+#include "kernels/cpu/parallel.h"
 #include "kernels/host_memory.h"
 
 namespace dmlrt::kernels::cpu {
@@ -49,17 +51,39 @@ MatrixBlock transpose(const MatrixBlock& in) {
   const int64_t m = in.rows(), n = in.cols();
   if (!in.is_sparse()) {
     MatrixBlock out = MatrixBlock::dense(n, m, 0.0);  // (n, m) row-major
-    const double* a = in.dense_data();
+    const double* a = in.dense_data();                // (m, n) row-major
     double* b = out.dense_data();
-    // Tiles keep both the read and the write side in cache.
-    constexpr int64_t kTile = 32;
-    for (int64_t i0 = 0; i0 < m; i0 += kTile)
-      for (int64_t j0 = 0; j0 < n; j0 += kTile) {
-        const int64_t i1 = std::min(m, i0 + kTile), j1 = std::min(n, j0 + kTile);
-        for (int64_t i = i0; i < i1; ++i)
-          for (int64_t j = j0; j < j1; ++j) b[j * m + i] = a[i * n + j];
-      }
-    out.examine_format();
+    // Tiles keep both the read and the write side in cache. The pool splits the longer side into
+    // bands of whole tiles (tile rows of the input, or tile columns when it is wide); bands write
+    // disjoint cells.
+    // The nonzeros are counted on the way, so examine_format() needs no pass of its own.
+    constexpr int64_t kTile = 64;
+    std::atomic<int64_t> nnz{0};
+    auto tiles = [&](int64_t i0_begin, int64_t i0_end, int64_t j0_begin, int64_t j0_end) {
+      int64_t nz = 0;
+      for (int64_t i0 = i0_begin; i0 < i0_end; i0 += kTile)
+        for (int64_t j0 = j0_begin; j0 < j0_end; j0 += kTile) {
+          const int64_t i1 = std::min(m, i0 + kTile), j1 = std::min(n, j0 + kTile);
+          for (int64_t i = i0; i < i1; ++i)
+            for (int64_t j = j0; j < j1; ++j) {
+              const double x = a[i * n + j];
+              b[j * m + i] = x;
+              nz += x != 0.0;
+            }
+        }
+      nnz += nz;
+    };
+    const bool by_rows = m >= n;
+    const int64_t bands = ((by_rows ? m : n) + kTile - 1) / kTile;
+    const int64_t band_cells = std::max<int64_t>(1, kTile * (by_rows ? n : m));
+    parallel_for(0, bands, (kParallelGrain + band_cells - 1) / band_cells,
+                 [&](int64_t t0, int64_t t1) {
+                   if (by_rows)
+                     tiles(t0 * kTile, std::min(m, t1 * kTile), 0, n);
+                   else
+                     tiles(0, m, t0 * kTile, std::min(n, t1 * kTile));
+                 });
+    out.examine_format(nnz.load());
     return out;
   }
   // CSR transpose by counting columns; visiting input rows in order leaves each output row's

@@ -1,11 +1,13 @@
 // cov, cm, tak+* and tack+* on host blocks.
 #include "kernels/cpu/stats.h"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include "gpu_context/error.h"
 #include "kernels/cpu/java_math.h"
+#include "kernels/cpu/parallel.h"
 
 namespace dmlrt::kernels::cpu {
 namespace {
@@ -95,19 +97,55 @@ double central_moment(const MatrixBlock& x, const MatrixBlock* w, int order) {
   return c.sum / sw.sum;
 }
 
+namespace {
+
+// Row-major cells of the three inputs: a dense matrix is read in place, a sparse one densified
+// into `hold`, a scalar is null (its value is args[i]->scalar).
+void cell_pointers(const TernaryAggArg* const* args, std::vector<double>* hold,
+                   const double** ptr) {
+  for (int i = 0; i < 3; ++i) {
+    const MatrixBlock* x = args[i]->matrix;
+    ptr[i] = nullptr;
+    if (!x) continue;
+    if (x->is_sparse()) {
+      hold[i] = dense_copy(*x);
+      ptr[i] = hold[i].data();
+    } else {
+      ptr[i] = x->dense_data();
+    }
+  }
+}
+
+// Cells per Kahan partial of tak+* (see Note [Deterministic parallel reductions] in parallel.cpp).
+constexpr int64_t kProductChunk = int64_t{1} << 16;
+
+}  // namespace
+
 double sum_product3(const TernaryAggArg& a, const TernaryAggArg& b, const TernaryAggArg& c) {
   const TernaryAggArg* args[3] = {&a, &b, &c};
   int64_t m = 0, n = 0;
   common_shape("tak+*", args, &m, &n);
-  std::vector<double> d[3];
-  for (int i = 0; i < 3; ++i)
-    if (args[i]->matrix) d[i] = dense_copy(*args[i]->matrix);
+  std::vector<double> hold[3];
+  const double* d[3];
+  cell_pointers(args, hold, d);
+  auto add_range = [&](KahanSum& s, int64_t lo, int64_t hi) {
+    for (int64_t k = lo; k < hi; ++k) {
+      double p = 1.0;
+      for (int i = 0; i < 3; ++i) p *= d[i] ? d[i][k] : args[i]->scalar;
+      s.add(p);
+    }
+  };
   KahanSum s;
-  for (int64_t k = 0; k < m * n; ++k) {
-    double p = 1.0;
-    for (int i = 0; i < 3; ++i) p *= args[i]->matrix ? d[i][k] : args[i]->scalar;
-    s.add(p);
+  const int64_t cells = m * n;
+  if (cells <= kProductChunk) {
+    add_range(s, 0, cells);
+    return s.sum;
   }
+  std::vector<KahanSum> parts(static_cast<size_t>(chunk_count(0, cells, kProductChunk)));
+  parallel_chunks(0, cells, kProductChunk, [&](int64_t ch, int64_t lo, int64_t hi) {
+    add_range(parts[static_cast<size_t>(ch)], lo, hi);
+  });
+  for (const KahanSum& p : parts) s.merge(p);
   return s.sum;
 }
 
@@ -116,17 +154,21 @@ MatrixBlock col_sum_product3(const TernaryAggArg& a, const TernaryAggArg& b,
   const TernaryAggArg* args[3] = {&a, &b, &c};
   int64_t m = 0, n = 0;
   common_shape("tack+*", args, &m, &n);
-  std::vector<double> d[3];
-  for (int i = 0; i < 3; ++i)
-    if (args[i]->matrix) d[i] = dense_copy(*args[i]->matrix);
+  std::vector<double> hold[3];
+  const double* d[3];
+  cell_pointers(args, hold, d);
   std::vector<KahanSum> s(static_cast<size_t>(n));
-  for (int64_t r = 0; r < m; ++r)
-    for (int64_t j = 0; j < n; ++j) {
-      const int64_t k = r * n + j;
-      double p = 1.0;
-      for (int i = 0; i < 3; ++i) p *= args[i]->matrix ? d[i][k] : args[i]->scalar;
-      s[static_cast<size_t>(j)].add(p);
-    }
+  // Blocks of columns in parallel; each column still sees the rows in order.
+  parallel_for(0, n, std::max<int64_t>(8, kParallelGrain / std::max<int64_t>(m, 1)),
+               [&](int64_t j0, int64_t j1) {
+                 for (int64_t r = 0; r < m; ++r)
+                   for (int64_t j = j0; j < j1; ++j) {
+                     const int64_t k = r * n + j;
+                     double p = 1.0;
+                     for (int i = 0; i < 3; ++i) p *= d[i] ? d[i][k] : args[i]->scalar;
+                     s[static_cast<size_t>(j)].add(p);
+                   }
+               });
   std::vector<double> out(static_cast<size_t>(n));
   for (int64_t j = 0; j < n; ++j) out[static_cast<size_t>(j)] = s[static_cast<size_t>(j)].sum;
   MatrixBlock res = MatrixBlock::dense(1, n, std::move(out));

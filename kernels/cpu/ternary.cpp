@@ -6,6 +6,7 @@
 
 #include "gpu_context/error.h"
 #include "kernels/cpu/binary.h"
+#include "kernels/cpu/parallel.h"
 
 namespace dmlrt::kernels::cpu {
 
@@ -67,8 +68,10 @@ MatrixBlock ternary(TernaryOp op, const TernaryArg& a, const TernaryArg& b, cons
   MatrixBlock out = MatrixBlock::dense(rows, cols);
   double* o = out.dense_data();  // (rows, cols) row-major
   const int64_t n = rows * cols;
-  for (int64_t i = 0; i < n; ++i)
-    o[i] = ternary_apply(op, pa ? pa[i] : sa, pb ? pb[i] : sb, pc ? pc[i] : sc);
+  parallel_for(0, n, kParallelGrain, [&](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; ++i)
+      o[i] = ternary_apply(op, pa ? pa[i] : sa, pb ? pb[i] : sb, pc ? pc[i] : sc);
+  });
   out.examine_format();
   return out;
 }

@@ -8,6 +8,7 @@
 
 #include "gpu_context/error.h"
 #include "kernels/cpu/java_math.h"
+#include "kernels/cpu/parallel.h"
 
 namespace dmlrt::kernels::cpu {
 namespace {
@@ -129,13 +130,17 @@ MatrixBlock unary(const MatrixBlock& in, UnaryOp op) {
     const auto& rp = in.row_ptr();
     const auto& ci = in.col_idx();
     const auto& v = in.csr_values();
-    for (int64_t r = 0; r < m; ++r)
-      for (int64_t k = rp[r]; k < rp[r + 1]; ++k)
-        out_values[static_cast<size_t>(r * n + ci[k])] = apply_unary(op, v[k]);
+    parallel_for(0, m, row_grain(n), [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r)
+        for (int64_t k = rp[r]; k < rp[r + 1]; ++k)
+          out_values[static_cast<size_t>(r * n + ci[k])] = apply_unary(op, v[k]);
+    });
   } else {
     const auto& a = in.dense_values();
     out_values.resize(a.size());
-    for (size_t i = 0; i < a.size(); ++i) out_values[i] = apply_unary(op, a[i]);
+    parallel_for(0, static_cast<int64_t>(a.size()), kParallelGrain, [&](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i) out_values[i] = apply_unary(op, a[i]);
+    });
   }
   MatrixBlock out = MatrixBlock::dense(m, n, std::move(out_values));
   out.examine_format();

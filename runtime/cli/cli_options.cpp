@@ -43,6 +43,9 @@ const Spec kGeneral[] = {
     {"precision", "double|single",
      "floating-point precision of device data (overrides the config)"},
     {"seed", "<n>", "base seed for rand() with seed -1 (default: a fresh seed per run)"},
+    {"threads", "<n>",
+     "threads of the CPU backend and of OpenBLAS (overrides sysds.num.threads; default: every "
+     "core); results do not depend on it"},
     {"help", "", "print this help and exit"},
     {"version", "", "print the version and build and exit (also --version)"},
 };
@@ -204,6 +207,7 @@ CliOptions parse_command_line(int argc, const char* const argv[]) {
   po::options_description desc;
   desc.add_options()("f", po::value<std::string>())("config", po::value<std::string>())(
       "precision", po::value<std::string>())("seed", po::value<std::string>())(
+      "threads", po::value<std::string>())(
       "help,h", po::bool_switch())("version", po::bool_switch())("stats", po::value<std::string>())(
       "explain", po::value<std::string>())("gpu", po::value<std::string>())(
       "gpu-mem-budget", po::value<std::string>())("plan-file", po::value<std::string>());
@@ -255,6 +259,14 @@ CliOptions parse_command_line(int argc, const char* const argv[]) {
       throw UsageError("option '-seed': expected an integer >= -1, got '" + s + "'");
     }
     opts.seed = v;
+  }
+  if (vm.count("threads")) {
+    const std::string s = vm["threads"].as<std::string>();
+    if (!is_digits(s) || s.size() > 4 || std::atoi(s.c_str()) < 1 || std::atoi(s.c_str()) > 1024) {
+      throw UsageError("option '-threads': expected a thread count from 1 to 1024, got '" + s +
+                       "'");
+    }
+    opts.threads = std::atoi(s.c_str());
   }
   if (vm.count("stats")) {
     const std::string s = vm["stats"].as<std::string>();

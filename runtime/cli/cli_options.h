@@ -33,6 +33,7 @@ struct CliOptions {
   std::string config_file;
   std::optional<runtime::FloatPrecision> precision;
   int64_t seed = -1;
+  int threads = -1;  // -threads n: CPU threads (overrides sysds.num.threads); -1 = not given
   GpuFlag gpu = GpuFlag::kOff;
   long long gpu_mem_budget = -1;  // bytes; -1 = from sysds.gpu.memory.util.factor
   bool help = false;

@@ -14,6 +14,7 @@
 #include "gpu_context/error.h"
 #include "gpu_context/log.h"
 #include "instructions/execution_context.h"
+#include "kernels/cpu/parallel.h"
 #include "kernels/host_memory.h"
 #include "memory/gpu_session.h"
 #include "runtime/cli/cli_options.h"
@@ -56,13 +57,15 @@ runtime::RuntimeConfig effective_config(const CliOptions& opts) {
   }
   if (opts.precision) config.precision = *opts.precision;
   if (opts.gpu_mem_budget > 0) config.memory.budget_bytes = opts.gpu_mem_budget;
+  if (opts.threads > 0) config.num_threads = opts.threads;
   DMLRT_DEBUG("config: precision=" << runtime::precision_name(config.precision)
                                    << " gpu.availableGPUs=" << config.memory.available_gpus
                                    << " gpu.eviction.policy="
                                    << mem::eviction_policy_name(config.memory.policy)
                                    << " gpu.memory.util.factor=" << config.memory.util_factor
                                    << " gpu-mem-budget=" << config.memory.budget_bytes
-                                   << " stats.maxWrapLength=" << config.stats_max_wrap_length);
+                                   << " stats.maxWrapLength=" << config.stats_max_wrap_length
+                                   << " num.threads=" << config.num_threads);
   return config;
 }
 
@@ -196,5 +199,7 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     return usage_error(e.what());
   }
+  dmlrt::kernels::cpu::set_num_threads(config.num_threads);
+  dmlrt::kernels::keep_freed_host_memory();  // Note [Freed host memory is kept]
   return run(opts, config);
 }
