@@ -19,13 +19,15 @@
 #include "kernels/cpu/parallel.h"
 
 #include <cblas.h>
+#include <pthread.h>
 
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <exception>
+#include <functional>
+#include <memory>
 #include <mutex>
-#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -118,12 +120,35 @@ class Pool {
       start = generation_;
     }
     for (int i = 0; i < n - 1; ++i) {
-      try {
-        workers_.emplace_back([this, start] { worker(start); });
-      } catch (const std::system_error&) {
-        break;  // no more threads to be had (a process limit): run with those that started
-      }
+      pthread_t t;
+      if (!start_thread(&t, [this, start] { worker(start); })) break;  // run with those started
+      workers_.push_back(t);
     }
+  }
+
+  // Note [Pool thread stacks]
+  // A worker runs kernel loops, never deep recursion; the default stack (ulimit -s, 8 MiB) is
+  // mapped privately and counts against RLIMIT_DATA. On the 16-core H200 host, 15 workers took
+  // 120 MB of a `ulimit -d` run's room, leaving 73 MB where OpenBLAS's work buffer needs 128 MB
+  // (test_size_checks). Workers get kWorkerStack instead. False when no thread could be started (a
+  // process limit): the pool runs with the workers it has.
+  static constexpr size_t kWorkerStack = size_t{2} << 20;
+  static bool start_thread(pthread_t* t, std::function<void()> body) {
+    auto* fn = new std::function<void()>(std::move(body));
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, kWorkerStack);
+    const int rc = pthread_create(
+        t, &attr,
+        [](void* arg) -> void* {
+          std::unique_ptr<std::function<void()>> f(static_cast<std::function<void()>*>(arg));
+          (*f)();
+          return nullptr;
+        },
+        fn);
+    pthread_attr_destroy(&attr);
+    if (rc != 0) delete fn;
+    return rc == 0;
   }
 
   void stop_workers() {
@@ -132,7 +157,7 @@ class Pool {
       stop_ = true;
     }
     wake_.notify_all();
-    for (std::thread& t : workers_) t.join();
+    for (pthread_t t : workers_) pthread_join(t, nullptr);
     workers_.clear();
   }
 
@@ -157,7 +182,7 @@ class Pool {
   std::atomic<int> wanted_{default_num_threads()};
   std::mutex busy_;    // held by the thread whose job runs
   int sized_for_ = 0;  // the thread count the workers were made for (guarded by busy_)
-  std::vector<std::thread> workers_;
+  std::vector<pthread_t> workers_;
   std::mutex mutex_;  // guards what follows
   std::condition_variable wake_, done_;
   Job* job_ = nullptr;

@@ -418,6 +418,12 @@ TEST_CASE("the CLI under an address-space limit restarts with an OpenBLAS thread
       run_cli("-f tsmm_500.plan", kb, "OPENBLAS_NUM_THREADS=1 DMLRT_LOG_LEVEL=info", "-d");
   CHECK(user.code == 0);
   CHECK_THAT(user.err, !Contains("restarting"));
+  // dmlrt's own pool at 16 threads, as on a 16-core host: its worker stacks must leave OpenBLAS
+  // its buffer (Note [Pool thread stacks]; with 8 MiB stacks this failed on the H200 host).
+  const CliRun pool = run_cli("-threads 16 -f tsmm_500.plan", kb, unset, "-d");
+  INFO("-threads 16: " << pool.err);
+  CHECK(pool.code == 0);
+  CHECK_THAT(pool.out, Contains("3.125726333516453E7"));
   const CliRun unlimited = run_cli("-f tsmm_500.plan", 0, unset);
   CHECK(unlimited.code == 0);
   CHECK_THAT(unlimited.err, !Contains("restarting"));
