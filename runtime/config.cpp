@@ -418,6 +418,8 @@ bool apply_config_key(RuntimeConfig& config, const std::string& key, const std::
     config.rewrite_fuse_conv_relu = parse_bool(key, value);
   } else if (key == "dmlrt.rewrite.fuse_cellwise") {
     config.rewrite_fuse_cellwise = parse_bool(key, value);
+  } else if (key == "dmlrt.rewrite.fold_transpose") {
+    config.rewrite_fold_transpose = parse_bool(key, value);
   } else {
     return false;
   }

@@ -45,6 +45,7 @@ struct RuntimeConfig {
   // chains of cell-wise lines as one GPU kernel each.
   bool rewrite_fuse_conv_relu = true;  // dmlrt.rewrite.fuse_conv_relu
   bool rewrite_fuse_cellwise = true;   // dmlrt.rewrite.fuse_cellwise
+  bool rewrite_fold_transpose = true;  // dmlrt.rewrite.fold_transpose
 };
 
 // "double" | "single" (case-insensitive); throws ParseError naming `what` otherwise.

@@ -15,6 +15,7 @@
 
 #include "gpu_context/error.h"
 #include "gpu_context/log.h"
+#include "gpu_context/string_util.h"
 #include "instructions/dnn_conv_instructions.h"
 #include "instructions/fused_cellwise.h"
 #include "instructions/opcode_table.h"
@@ -53,15 +54,20 @@ constexpr size_t kConvMinFields = kConvOutputField + 1;  // then the optional k 
 
 bool is_word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
-// True when a field of `t` holds `name` as a whole word (not as part of a longer identifier).
-bool mentions(const inst::InstructionText& t, const std::string& name) {
-  for (const std::string& f : t.fields) {
-    for (size_t p = f.find(name); p != std::string::npos; p = f.find(name, p + 1)) {
-      const size_t end = p + name.size();
-      if ((p == 0 || !is_word_char(f[p - 1])) && (end == f.size() || !is_word_char(f[end])))
-        return true;
-    }
+// True when field `f` holds `name` as a whole word (not as part of a longer identifier).
+bool field_mentions(const std::string& f, const std::string& name) {
+  for (size_t p = f.find(name); p != std::string::npos; p = f.find(name, p + 1)) {
+    const size_t end = p + name.size();
+    if ((p == 0 || !is_word_char(f[p - 1])) && (end == f.size() || !is_word_char(f[end])))
+      return true;
   }
+  return false;
+}
+
+// True when a field of `t` holds `name` as a whole word.
+bool mentions(const inst::InstructionText& t, const std::string& name) {
+  for (const std::string& f : t.fields)
+    if (field_mentions(f, name)) return true;
   return false;
 }
 
@@ -361,9 +367,93 @@ std::vector<std::pair<int, std::string>> chain_outputs(const InstructionList& li
   return outs;
 }
 
+// Note [Folding transposes into ba+*]
+// SystemDS's static plans for data-dependent blocks (recompile=true) keep `r' X T` followed by
+// `ba+* T B C` where its run-time recompilation would multiply t(X) directly: multiLogReg's inner
+// loop transposes its whole X 42 times (about 1 s of 2 s on the 2-core machine). This pass rewrites
+//   r' X T; ...; ba+* T B C [k]; ...; rmvar T    into    ...; ba+* X B C k true false; ...
+// (T on the right sets the right flag; a ba+* that already has flags flips the one of T's side),
+// and drops the r' line, when, in one instruction list:
+//  * the r' and the ba+* have one execution type (CP or GPU), no ¶ placeholders, and the ba+* is
+//    the first line after the r' that names T, naming it as exactly one of its two inputs;
+//  * T is dead after the ba+*: the next line that names T is an rmvar that removes it;
+//  * no line between the r' and the ba+* writes X: a line there may name X only as an input of
+//    an opcode whose output position is known (ba+*, tsmm, r', the cell-wise binary ops and the
+//    unary aggregates), so X still holds the value the r' would have read;
+//  * X is not T and not the ba+*'s output.
+// The createvar of T stays: T is created, never written, and removed, which nothing can observe.
+// ba+* multiplies a transposed operand without materialising it on both backends (OpenBLAS's
+// transpose flags, a CSR operand transposed in O(nnz); cuBLAS / cuSPARSE operations on the GPU).
+
+// The field positions at which `t` reads its inputs, for the opcodes whose layout is fixed
+// (inputs first, one output after them); nullopt for any other opcode.
+std::optional<std::vector<size_t>> input_positions(const inst::InstructionText& t) {
+  const inst::OpcodeEntry* e = inst::find_opcode(t.opcode);
+  if (e == nullptr) return std::nullopt;
+  const std::string family = e->family;
+  if (t.opcode == "ba+*" || family == "binary") return std::vector<size_t>{0, 1};
+  if (t.opcode == "tsmm" || t.opcode == "r'") return std::vector<size_t>{0};
+  if (family == "aggregate" && t.opcode != "uaggouterchain") return std::vector<size_t>{0};
+  return std::nullopt;
+}
+
+// True when `t` may write `name`: it names it anywhere but at a known input position.
+bool may_write(const inst::InstructionText& t, const std::string& name) {
+  if (!mentions(t, name)) return false;
+  const auto inputs = input_positions(t);
+  if (!inputs) return true;
+  for (size_t f = 0; f < t.fields.size(); ++f) {
+    if (name_part(t.fields[f]) != name && field_mentions(t.fields[f], name))
+      return true;  // inside a compound field: unknown
+    if (name_part(t.fields[f]) == name &&
+        std::find(inputs->begin(), inputs->end(), f) == inputs->end())
+      return true;
+  }
+  return false;
+}
+
+struct TransposeFold {
+  size_t mm_at = 0;
+  bool right = false;  // T is the ba+*'s right input
+  std::string x;
+};
+
+std::optional<TransposeFold> match_transpose_fold(const InstructionList& list, size_t at) {
+  const inst::InstructionText& r = list[at]->text();
+  if (r.opcode != "r'" || has_placeholder(r) || r.fields.size() < 2) return std::nullopt;
+  const auto x = operand_of(r.fields[0]), t = operand_of(r.fields[1]);
+  if (!x || !t || !x->is_matrix() || !t->is_matrix() || x->literal || x->name == t->name)
+    return std::nullopt;
+  for (size_t j = at + 1; j < list.size(); ++j) {
+    const inst::InstructionText& m = list[j]->text();
+    if (!mentions(m, t->name)) {
+      if (may_write(m, x->name)) return std::nullopt;
+      continue;
+    }
+    // The first line after the r' that names T.
+    if (m.opcode != "ba+*" || m.exec_type != r.exec_type || has_placeholder(m) ||
+        m.fields.size() < 3)
+      return std::nullopt;
+    const bool left = name_part(m.fields[0]) == t->name, right = name_part(m.fields[1]) == t->name;
+    if (left == right || name_part(m.fields[2]) == x->name) return std::nullopt;
+    for (size_t f = 2; f < m.fields.size(); ++f)
+      if (field_mentions(m.fields[f], t->name)) return std::nullopt;
+    for (size_t k = j + 1; k < list.size(); ++k) {
+      const inst::InstructionText& after = list[k]->text();
+      if (!mentions(after, t->name)) continue;
+      if (!is_rmvar_of(after, t->name)) return std::nullopt;
+      return TransposeFold{j, right, x->name};
+    }
+    return std::nullopt;  // T lives on after the list
+  }
+  return std::nullopt;
+}
+
 void rewrite_blocks(std::vector<BlockPtr>& blocks, const RuntimeConfig& config,
                     RewriteReport& report) {
   for (BlockPtr& b : blocks) {
+    if (b->kind == BlockKind::kGeneric && config.rewrite_fold_transpose)
+      report.transposes_folded += fold_transposes_into_matmult(b->instructions);
     if (b->kind == BlockKind::kGeneric && config.rewrite_fuse_conv_relu)
       report.conv_relu_fused += fuse_conv_bias_add_relu(b->instructions);
     if (b->kind == BlockKind::kGeneric && config.rewrite_fuse_cellwise)
@@ -389,6 +479,29 @@ int fuse_conv_bias_add_relu(InstructionList& list) {
     ++fused;
   }
   return fused;
+}
+
+int fold_transposes_into_matmult(InstructionList& list) {
+  int folded = 0;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const std::optional<TransposeFold> f = match_transpose_fold(list, i);
+    if (!f) continue;
+    inst::InstructionText mm = list[f->mm_at]->text();
+    const std::string x_field = list[i]->text().fields[0];
+    mm.fields[f->right ? 1 : 0] = x_field;
+    if (mm.fields.size() < 4) mm.fields.push_back("1");
+    if (mm.fields.size() < 6) mm.fields.resize(6, "false");  // A°B°out°k°leftT°rightT
+    std::string& flag = mm.fields[f->right ? 5 : 4];
+    flag = to_lower(flag) == "true" ? "false" : "true";
+    mm.raw = mm.to_raw();
+    // Build before replacing, so a failure leaves the list as it was.
+    inst::InstructionPtr rewritten = inst::make_instruction(std::move(mm));
+    list[f->mm_at] = std::move(rewritten);
+    list.erase(list.begin() + static_cast<std::ptrdiff_t>(i));
+    --i;
+    ++folded;
+  }
+  return folded;
 }
 
 int fuse_cellwise_chains(InstructionList& list, int* steps) {
@@ -428,6 +541,8 @@ RewriteReport apply_plan_rewrites(Program& program, const RuntimeConfig& config)
     DMLRT_DEBUG("plan rewrites: " << report.conv_relu_fused
                                   << " conv2d_bias_add + relu pair(s) fused into "
                                   << kConvBiasAddReluOpcode);
+  if (report.transposes_folded > 0)
+    DMLRT_DEBUG("plan rewrites: " << report.transposes_folded << " r' folded into ba+*");
   if (report.cellwise_chains > 0)
     DMLRT_DEBUG("plan rewrites: " << report.cellwise_steps << " cell-wise lines fused into "
                                   << report.cellwise_chains << " chain(s)");

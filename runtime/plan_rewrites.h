@@ -14,6 +14,7 @@ struct RewriteReport {
   int conv_relu_fused = 0;  // conv2d_bias_add + max(., 0) pairs fused
   int cellwise_chains = 0;  // cell-wise chains fused
   int cellwise_steps = 0;   // the lines in them
+  int transposes_folded = 0;  // r' lines folded into a ba+*'s transpose flag
 };
 
 // Applies every rewrite `config` enables (dmlrt.rewrite.*) to the main program and all functions.
@@ -22,6 +23,10 @@ RewriteReport apply_plan_rewrites(Program& program, const RuntimeConfig& config)
 // The conv + ReLU pass on one instruction list (a GENERIC block's body); returns how many pairs it
 // fused. See Note [Fusing conv2d_bias_add and ReLU] in plan_rewrites.cpp for when it fires.
 int fuse_conv_bias_add_relu(InstructionList& list);
+
+// The transpose pass on one instruction list: returns how many r' lines it folded into the ba+*
+// that reads their result. See Note [Folding transposes into ba+*] in plan_rewrites.cpp.
+int fold_transposes_into_matmult(InstructionList& list);
 
 // The cell-wise chain pass on one instruction list: returns how many chains it fused and adds
 // their lines to *steps. See Note [Fusing cell-wise chains] in plan_rewrites.cpp.
