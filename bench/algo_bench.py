@@ -238,6 +238,13 @@ def table(records):
 BEGIN, END = "<!-- algorithms:begin -->", "<!-- algorithms:end -->"
 
 
+def markers(key):
+    """The begin and end markers of one algorithms section of RESULTS.md (key: which machine)."""
+    if key == "algorithms":
+        return BEGIN, END
+    return f"<!-- algorithms-{key}:begin -->", f"<!-- algorithms-{key}:end -->"
+
+
 def ratio_columns(records):
     """Per (algorithm, variant): dmlrt -gpu / pytorch, dmlrt -gpu / floor, dmlrt cpu / systemds cp."""
     cells = {}
@@ -253,8 +260,9 @@ def ratio_columns(records):
     return out
 
 
-def markdown_block(records, header):
-    """The algorithms section of RESULTS.md: header lines, the seconds table and the ratios."""
+def markdown_block(records, header, key="algorithms",
+                   title="Algorithms (SystemDS's builtins end to end; issue #18)", notes=()):
+    """One algorithms section of RESULTS.md: header lines, the seconds table and the ratios."""
     t = table(records).split("\n")
     ratios = ratio_columns(records)
     t[0] += " gpu / pytorch | gpu / floor | cpu / systemds |"
@@ -264,7 +272,8 @@ def markdown_block(records, header):
         t[i] += " " + " | ".join(ratios.get((a, v), ["—"] * 3)) + " |"
     copies = [f"{r['algorithm']} {r['variant']}: {r['host_copies']}" for r in records
               if r.get("host_copies")]
-    lines = [BEGIN, "## Algorithms (SystemDS's builtins end to end; issue #18)", ""]
+    begin, end = markers(key)
+    lines = [begin, f"## {title}", ""]
     lines += [f"- {h}" for h in header] + [""]
     lines += ["Seconds of the builtin's call (`-stats`: its `m_<builtin>` line, or the execution less "
               "the data generation where SystemDS inlined it); PyTorch: the same algorithm written "
@@ -272,9 +281,12 @@ def markdown_block(records, header):
               "the measured copy bandwidth (plus FLOPs where they dominate). Written by "
               "`bench/algo_bench.py markdown`.", ""]
     lines += t + [""]
-    lines.append("Data-sized copies to the host with -gpu: " + ("; ".join(copies) if copies else "none")
-                 + ".")
-    lines.append(END)
+    if any(r.get("backend") == "dmlrt -gpu" for r in records):
+        lines.append("Data-sized copies to the host with -gpu: " +
+                     ("; ".join(copies) if copies else "none") + ".")
+    if notes:
+        lines += [""] + [f"- {n}" for n in notes]
+    lines.append(end)
     return "\n".join(lines)
 
 
@@ -285,13 +297,14 @@ def write_markdown(args):
             records += json.load(f)
     header = [f"Date: {args.date}", f"Device: {args.device}", f"Commit: {args.commit}",
               f"Command: `{args.command}`"]
-    block = markdown_block(records, header)
+    block = markdown_block(records, header, args.key, args.title, args.note or ())
+    begin, end = markers(args.key)
     text = ""
     if os.path.exists(args.results):
         with open(args.results) as f:
             text = f.read()
-    if BEGIN in text and END in text:
-        text = text[:text.index(BEGIN)] + block + text[text.index(END) + len(END):]
+    if begin in text and end in text:
+        text = text[:text.index(begin)] + block + text[text.index(end) + len(end):]
     else:
         text = text.rstrip("\n") + "\n\n" + block + "\n"
     with open(args.results, "w") as f:
@@ -323,6 +336,10 @@ def main():
     p.add_argument("--device", required=True)
     p.add_argument("--commit", required=True)
     p.add_argument("--command", required=True)
+    p.add_argument("--key", default="algorithms",
+                   help="which section (one per machine): its markers in RESULTS.md")
+    p.add_argument("--title", default="Algorithms (SystemDS's builtins end to end; issue #18)")
+    p.add_argument("--note", action="append", help="a line under the table (repeatable)")
     a = ap.parse_args()
     if getattr(a, "dmlrt", None):
         a.dmlrt = os.path.abspath(a.dmlrt)  # the SystemDS comparison runs in a scratch folder

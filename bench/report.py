@@ -18,6 +18,7 @@ import argparse
 import json
 import math
 import os
+import re
 import sys
 import time
 
@@ -422,14 +423,13 @@ def main(argv):
         }
         text = render_markdown(template, fields)
         # The algorithms section (bench/algo_bench.py markdown) is measured apart: keep it.
-        begin, end = "<!-- algorithms:begin -->", "<!-- algorithms:end -->"
         try:
             with open(args.markdown) as f:
                 old = f.read()
         except OSError:
             old = ""
-        if begin in old and end in old:
-            text = text.rstrip("\n") + "\n\n" + old[old.index(begin):old.index(end) + len(end)] + "\n"
+        for m in re.finditer(r"<!-- (algorithms[\w-]*):begin -->.*?<!-- \1:end -->", old, re.S):
+            text = text.rstrip("\n") + "\n\n" + m.group(0) + "\n"
         with open(args.markdown, "w") as f:
             f.write(text)
     print(text_table(rows, summary, notes))

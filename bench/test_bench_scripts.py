@@ -133,6 +133,17 @@ class ReportTest(unittest.TestCase):
         # The table is printed last, ending with the summary.
         self.assertIn("summary:", stdout.strip().splitlines()[-7])
 
+    def test_algorithm_sections_survive_a_new_report(self):
+        md = os.path.join(self.tmp.name, "RESULTS.md")
+        block = ("<!-- algorithms-cpu:begin -->\n## Algorithms\n| lmCG | small |\n"
+                 "<!-- algorithms-cpu:end -->")
+        with open(md, "w") as f:
+            f.write("# old\n\n" + block + "\n")
+        _, _, text, _ = self.report()
+        self.assertIn(block, text)
+        self.assertNotIn("# old", text)
+        self.assertNotIn("{{", text)
+
     def test_missing_inputs_give_notes_not_failures(self):
         missing = os.path.join(self.tmp.name, "nope.json")
         doc, rows, text, _ = self.report(bench=missing, lenet=None)
@@ -432,13 +443,21 @@ Heavy hitter instructions:
             with open(path, "w") as f:
                 f.write("# results\nbefore\n")
             args = argparse.Namespace(inputs=[], results=path, date="d", device="H200",
-                                      commit="c", command="x")
+                                      commit="c", command="x", key="algorithms", title="T",
+                                      note=["why"])
             for _ in range(2):  # appended once, then replaced in place
                 algo_bench.write_markdown(args)
             with open(path) as f:
                 text = f.read()
             self.assertEqual(text.count(algo_bench.BEGIN), 1)
             self.assertTrue(text.startswith("# results\nbefore\n\n" + algo_bench.BEGIN))
+            args.key = "cpu"  # a second machine's section goes after the first
+            algo_bench.write_markdown(args)
+            with open(path) as f:
+                text = f.read()
+            self.assertEqual(text.count(algo_bench.BEGIN), 1)
+            self.assertIn("<!-- algorithms-cpu:begin -->", text)
+            self.assertIn("\n- why\n<!-- algorithms-cpu:end -->", text)
 
     def test_a_data_sized_copy_to_the_host_is_flagged(self):
         tx = algo_bench.transfers_by_instruction(self.TX)
