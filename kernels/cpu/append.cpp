@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "gpu_context/error.h"
+#include "kernels/cpu/parallel.h"
 
 namespace dmlrt::kernels::cpu {
 namespace {
@@ -103,13 +104,16 @@ MatrixBlock cbind(const std::vector<const MatrixBlock*>& inputs) {
   }
   MatrixBlock out = MatrixBlock::dense(m, n, 0.0);  // (m, n) row-major
   double* o = out.dense_data();
-  for (int64_t r = 0; r < m; ++r) {
-    int64_t offset = 0;
-    for (const auto* b : inputs) {
-      copy_row_dense(*b, r, o + r * n + offset);
-      offset += b->cols();
+  // Output rows are written independently (disjoint cells: any split gives the same block).
+  parallel_for(0, m, row_grain(n), [&](int64_t lo, int64_t hi) {
+    for (int64_t r = lo; r < hi; ++r) {
+      int64_t offset = 0;
+      for (const auto* b : inputs) {
+        copy_row_dense(*b, r, o + r * n + offset);
+        offset += b->cols();
+      }
     }
-  }
+  });
   return out;
 }
 
@@ -130,8 +134,13 @@ MatrixBlock rbind(const std::vector<const MatrixBlock*>& inputs) {
   MatrixBlock out = MatrixBlock::dense(m, n, 0.0);  // (m, n) row-major
   double* o = out.dense_data();
   int64_t out_r = 0;
-  for (const auto* b : inputs)
-    for (int64_t r = 0; r < b->rows(); ++r) copy_row_dense(*b, r, o + (out_r++) * n);
+  for (const auto* b : inputs) {
+    double* dst = o + out_r * n;
+    parallel_for(0, b->rows(), row_grain(n), [&](int64_t lo, int64_t hi) {
+      for (int64_t r = lo; r < hi; ++r) copy_row_dense(*b, r, dst + r * n);
+    });
+    out_r += b->rows();
+  }
   return out;
 }
 

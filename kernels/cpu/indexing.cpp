@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "gpu_context/error.h"
+#include "kernels/cpu/parallel.h"
 
 namespace dmlrt::kernels::cpu {
 namespace {
@@ -53,8 +54,11 @@ MatrixBlock slice(const MatrixBlock& in, int64_t r0, int64_t r1, int64_t c0, int
     MatrixBlock out = MatrixBlock::dense(p, q, 0.0);  // (p, q) row-major
     const double* a = in.dense_data();
     double* b = out.dense_data();
-    for (int64_t r = 0; r < p; ++r)
-      std::copy(a + (r0 + r) * in.cols() + c0, a + (r0 + r) * in.cols() + c1, b + r * q);
+    // Rows are copied independently (disjoint writes: any split gives the same block).
+    parallel_for(0, p, row_grain(q), [&](int64_t lo, int64_t hi) {
+      for (int64_t r = lo; r < hi; ++r)
+        std::copy(a + (r0 + r) * in.cols() + c0, a + (r0 + r) * in.cols() + c1, b + r * q);
+    });
     out.examine_format();
     return out;
   }
@@ -143,7 +147,9 @@ MatrixBlock assign_range(const MatrixBlock& target, const MatrixBlock& rhs, int6
         b[(r0 + r) * n + c0 + rhs.col_idx()[k]] = rhs.csr_values()[k];
   } else {
     const double* a = rhs.dense_data();
-    for (int64_t r = 0; r < p; ++r) std::copy(a + r * q, a + (r + 1) * q, b + (r0 + r) * n + c0);
+    parallel_for(0, p, row_grain(q), [&](int64_t lo, int64_t hi) {
+      for (int64_t r = lo; r < hi; ++r) std::copy(a + r * q, a + (r + 1) * q, b + (r0 + r) * n + c0);
+    });
   }
   out.examine_format();
   return out;

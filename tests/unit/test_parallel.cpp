@@ -23,7 +23,9 @@
 #include "common/test_paths.h"
 #include "gpu_context/error.h"
 #include "kernels/cpu/aggregate.h"
+#include "kernels/cpu/append.h"
 #include "kernels/cpu/binary.h"
+#include "kernels/cpu/indexing.h"
 #include "kernels/cpu/matmult.h"
 #include "kernels/cpu/parallel.h"
 #include "kernels/cpu/random.h"
@@ -325,6 +327,22 @@ TEST_CASE("ba+* of vectors is independent of the thread count", "[parallel][matm
       ref += static_cast<long double>(x.get(i, j)) * static_cast<long double>(u.get(i, 0));
     CHECK(got.get(j, 0) == Approx(static_cast<double>(ref)).epsilon(1e-12).margin(1e-12));
   }
+}
+
+TEST_CASE("indexing and append are independent of the thread count", "[parallel][indexing]") {
+  const uint64_t seed = seed_from("indexing append threads");
+  const MatrixBlock a = random_block(2001, 131, 1.0, seed);
+  const MatrixBlock b = random_block(2001, 77, 1.0, seed + 1);
+  const MatrixBlock s = random_block(2001, 131, 0.3, seed + 2, -1.0, 1.0, true);  // CSR
+  const MatrixBlock r = random_block(1500, 60, 1.0, seed + 3);
+  require_thread_independent([&] { return cpu::slice(a, 3, 1990, 5, 120); });
+  require_thread_independent([&] { return cpu::assign_range(a, r, 100, 40); });
+  require_thread_independent([&] { return cpu::cbind({&a, &b, &s}); });
+  require_thread_independent([&] { return cpu::rbind({&a, &s, &a}); });
+  // The values: a cbind row holds the inputs' rows side by side.
+  const MatrixBlock c = cpu::cbind({&a, &b});
+  CHECK(c.get(1000, 130) == a.get(1000, 130));
+  CHECK(c.get(1000, 131) == b.get(1000, 0));
 }
 
 TEST_CASE("rand draws the same matrix for any thread count", "[parallel][datagen]") {
