@@ -266,7 +266,7 @@ SampleInstruction::SampleInstruction(InstructionText t) : Instruction(std::move(
                 where() << ": sample expects a scalar size and a matrix output");
 }
 
-void SampleInstruction::run_cpu(ExecutionContext& ec) {
+int64_t SampleInstruction::checked_size(ExecutionContext& ec) const {
   const int64_t size = long_value(ec.scalar(size_));
   DMLRT_REQUIRE(size >= 0, RuntimeError, "sample: invalid sample size " << size);
   DMLRT_REQUIRE(range_ > 0 || size == 0, RuntimeError,
@@ -275,8 +275,21 @@ void SampleInstruction::run_cpu(ExecutionContext& ec) {
   DMLRT_REQUIRE(replace_ || size <= range_, RuntimeError,
                 "Sample (size=" << size << ") larger than population (size=" << range_
                                 << ") can only be generated with replacement.");
-  const uint64_t seed = seed_ == -1 ? fresh_seed(ec.options().seed) : static_cast<uint64_t>(seed_);
-  ec.set_matrix(out_.name, kernels::cpu::sample_column(range_, size, replace_, seed));
+  return size;
+}
+
+uint64_t SampleInstruction::run_seed(ExecutionContext& ec) const {
+  return seed_ == -1 ? fresh_seed(ec.options().seed) : static_cast<uint64_t>(seed_);
+}
+
+// Only the (size, 1) output: sample has no matrix inputs.
+int64_t SampleInstruction::device_bytes(ExecutionContext& ec) const {
+  return dense_device_bytes(ec.options().gpu.get(), checked_size(ec), 1);
+}
+
+void SampleInstruction::run_cpu(ExecutionContext& ec) {
+  const int64_t size = checked_size(ec);
+  ec.set_matrix(out_.name, kernels::cpu::sample_column(range_, size, replace_, run_seed(ec)));
 }
 
 StringInitInstruction::StringInitInstruction(InstructionText t) : Instruction(std::move(t)) {

@@ -67,13 +67,24 @@ class SeqInstruction final : public Instruction {
 // sample(range, size, replace, seed): `sample°range°size·S°replace°seed°blen°out`, range a bare
 // number (¶v¶ when it is a variable) read as a long, replace and seed bare. A (size, 1) column of
 // integers in [1, range] (kernels/cpu/random's sample_column); seed -1 draws a fresh seed as rand
-// does. The values need not equal SystemDS's (java.util.Random), only their properties. CPU only.
+// does. The values need not equal SystemDS's (java.util.Random), only their properties. With
+// replacement it also runs on the GPU (datagen_sample_gpu.cpp: kernels/cuda/sample draws the same
+// cells); without, the draws form a sequential partial Fisher-Yates shuffle (each swap depends on
+// the ones before), which stays on the CPU: has_gpu_impl is false for replace=FALSE.
 class SampleInstruction final : public Instruction {
  public:
   explicit SampleInstruction(InstructionText t);
 
+  bool has_gpu_impl() const override { return replace_; }
+
  private:
+  int64_t device_bytes(ExecutionContext& ec) const override;
   void run_cpu(ExecutionContext& ec) override;
+  DMLRT_RUN_GPU;
+  // The sample size, checked as SystemDS does (both runs and device_bytes).
+  int64_t checked_size(ExecutionContext& ec) const;
+  // The seed a run draws with (a fresh one for seed -1), resolved the same way in either run.
+  uint64_t run_seed(ExecutionContext& ec) const;
 
   int64_t range_ = 0, seed_ = -1;
   bool replace_ = false;

@@ -1,8 +1,11 @@
-// einsum: parsing and the CPU run (einsum_instruction.h).
+// einsum: parsing, the CPU run and the GPU placement questions (einsum_instruction.h); the GPU
+// run is in einsum_gpu.cpp.
 #include "instructions/einsum_instruction.h"
 
 #include "gpu_context/error.h"
+#include "instructions/gpu_placement.h"
 #include "kernels/cpu/einsum.h"
+#include "kernels/cuda/einsum.h"
 
 namespace dmlrt::inst {
 
@@ -17,6 +20,45 @@ EinsumInstruction::EinsumInstruction(InstructionText t) : Instruction(std::move(
   }
   out_ = operand(num_fields() - 1);
   DMLRT_REQUIRE(eq_.is_scalar(), ParseError, where() << ": einsum needs a string equation");
+}
+
+// The inputs and the output, dense; -1 when a dim is unknown or the equation does not fit them
+// (run_cpu then raises the error).
+int64_t EinsumInstruction::device_bytes(ExecutionContext& ec) const {
+  const mem::GpuSession* gpu = ec.options().gpu.get();
+  std::vector<std::pair<int64_t, int64_t>> dims;
+  int64_t bytes = 0;
+  for (const Operand& o : in_) {
+    const MatrixMeta& m = ec.matrix_object(o.name)->meta();
+    const int64_t b = dense_device_bytes(gpu, m.rows, m.cols);
+    if (b < 0) return -1;
+    bytes += b;
+    dims.emplace_back(m.rows, m.cols);
+  }
+  try {
+    const kernels::cpu::EinsumSpec spec =
+        kernels::cpu::parse_einsum(ec.scalar(eq_).to_string(), in_.size());
+    const kernels::cpu::EinsumLayout lay = kernels::cpu::einsum_layout(spec, dims);
+    return bytes + dense_device_bytes(gpu, lay.rows, lay.cols);
+  } catch (const Error&) {
+    return -1;
+  }
+}
+
+bool EinsumInstruction::gpu_applicable(ExecutionContext& ec) {
+  if (in_.size() > static_cast<size_t>(kernels::cuda::kEinsumMaxOperands)) return false;
+  try {
+    const kernels::cpu::EinsumSpec spec =
+        kernels::cpu::parse_einsum(ec.scalar(eq_).to_string(), in_.size());
+    if (out_.is_scalar() != spec.out.empty()) return false;
+    std::string letters;
+    for (const std::string& t : spec.terms)
+      for (char c : t)
+        if (letters.find(c) == std::string::npos) letters += c;
+    return letters.size() <= static_cast<size_t>(kernels::cuda::kEinsumMaxLetters);
+  } catch (const Error&) {
+    return false;
+  }
 }
 
 void EinsumInstruction::run_cpu(ExecutionContext& ec) {

@@ -16,6 +16,8 @@
 // of failing.
 #include "instructions/fft_instructions.h"
 
+#include <algorithm>
+
 #include "gpu_context/error.h"
 #include "instructions/gpu_placement.h"
 #include "kernels/cpu/fft.h"
@@ -150,6 +152,17 @@ void RowClassMeetInstruction::check(Shapes& shapes) const {
                 "rcm: B is " << kernels::dims_string(b.rows, b.cols) << " and A "
                              << kernels::dims_string(a.rows, a.cols)
                              << "; B must have one row or at least as many rows as A");
+}
+
+// A, B and the two (max rows, max cols) outputs.
+int64_t RowClassMeetInstruction::device_bytes(ExecutionContext& ec) const {
+  const MatrixMeta& a = ec.matrix_object(a_.name)->meta();
+  const MatrixMeta& b = ec.matrix_object(b_.name)->meta();
+  const mem::GpuSession* gpu = ec.options().gpu.get();
+  const int64_t da = dense_device_bytes(gpu, a.rows, a.cols);
+  const int64_t db = dense_device_bytes(gpu, b.rows, b.cols);
+  const int64_t out = dense_device_bytes(gpu, std::max(a.rows, b.rows), std::max(a.cols, b.cols));
+  return da < 0 || db < 0 || out < 0 ? -1 : da + db + 2 * out;
 }
 
 void RowClassMeetInstruction::run_cpu(ExecutionContext& ec) {

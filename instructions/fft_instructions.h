@@ -45,17 +45,21 @@ class FftInstruction final : public Instruction {
   std::string out_re_, out_im_;
 };
 
-// rowClassMeet: CPU only. Its result is the iteration order of a Java HashMap, built row by row
-// into one map whose capacity carries over, which is sequential by nature; SystemDS has no GPU
-// form either.
+// rowClassMeet. Its class numbers follow the iteration order of a Java HashMap, built row by row
+// into one map whose capacity carries over, which is sequential by nature: the GPU run
+// (row_class_meet_gpu.cpp, Note [GPU rcm]) finds the classes on the device and numbers them on
+// the host from their (small) list of label pairs.
 class RowClassMeetInstruction final : public Instruction {
  public:
   explicit RowClassMeetInstruction(InstructionText t);
 
   void check(Shapes& shapes) const override;
+  bool has_gpu_impl() const override { return true; }
 
  private:
+  int64_t device_bytes(ExecutionContext& ec) const override;
   void run_cpu(ExecutionContext& ec) override;
+  DMLRT_RUN_GPU;
 
   Operand a_, b_;
   std::string out_c_, out_n_;

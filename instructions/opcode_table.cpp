@@ -89,7 +89,7 @@ const std::vector<OpcodeEntry> kTable = {
     {"rand", construct<RandInstruction>, "datagen", true},
     {"seq", construct<SeqInstruction>, "datagen", true},
     {"sinit", construct<StringInitInstruction>, "datagen"},
-    {"sample", construct<SampleInstruction>, "datagen"},
+    {"sample", construct<SampleInstruction>, "datagen", true},
     // matrix multiply (matmult_instructions.h)
     {"ba+*", construct<MatMultInstruction>, "matmult", true},
     {"tsmm", construct<TsmmInstruction>, "matmult", true},
@@ -224,8 +224,8 @@ const std::vector<OpcodeEntry> kTable = {
     // LAPACK linear algebra (linalg_instructions.h)
     {"inverse", construct<LinalgInstruction>, "linalg", true},
     {"cholesky", construct<LinalgInstruction>, "linalg", true},
-    {"sqrt_matrix_java", construct<SqrtMatrixInstruction>, "linalg"},
-    {"einsum", construct<EinsumInstruction>, "linalg"},
+    {"sqrt_matrix_java", construct<SqrtMatrixInstruction>, "linalg", true},
+    {"einsum", construct<EinsumInstruction>, "linalg", true},
     {"det", construct<LinalgInstruction>, "linalg", true},
     {"lu", construct<LinalgInstruction>, "linalg", true},
     {"qr", construct<LinalgInstruction>, "linalg", true},
@@ -236,7 +236,7 @@ const std::vector<OpcodeEntry> kTable = {
     {"fft_linearized", construct<FftInstruction>, "fft", true},
     {"ifft_linearized", construct<FftInstruction>, "fft", true},
     {"stft", construct<FftInstruction>, "fft", true},
-    {"rcm", construct<RowClassMeetInstruction>, "fft"},
+    {"rcm", construct<RowClassMeetInstruction>, "fft", true},
     // parameterized builtins (parameterized_instructions.h), table() (ctable_instructions.h)
     {"replace", construct<ParameterizedInstruction>, "parameterized", true},
     {"contains", construct<ParameterizedInstruction>, "parameterized", true},
@@ -255,7 +255,7 @@ const std::vector<OpcodeEntry> kTable = {
     {"qsort", construct<QsortInstruction>, "sort", true},
     {"qpick", construct<QpickInstruction>, "sort", true},
     {"unique", construct<UniqueInstruction>, "unique", true},
-    {"union_distinct", construct<UnionDistinctInstruction>, "unique"},  // union_instructions.h
+    {"union_distinct", construct<UnionDistinctInstruction>, "unique", true},  // union_instructions.h
     {"uniquer", construct<UniqueInstruction>, "unique", true},
     {"uniquec", construct<UniqueInstruction>, "unique", true},
     {"uacd", construct<CountDistinctInstruction>, "count_distinct", true},

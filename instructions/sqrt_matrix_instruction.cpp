@@ -2,6 +2,7 @@
 #include "instructions/sqrt_matrix_instruction.h"
 
 #include "gpu_context/error.h"
+#include "instructions/gpu_placement.h"
 #include "kernels/cpu/sqrt_matrix.h"
 
 namespace dmlrt::inst {
@@ -20,6 +21,14 @@ void SqrtMatrixInstruction::check(Shapes& shapes) const {
   DMLRT_REQUIRE(
       !a.known() || a.rows == a.cols, ShapeError,
       "sqrt_matrix_java: expects a square matrix, got " << kernels::dims_string(a.rows, a.cols));
+}
+
+// The input, the output and the GPU run's three (n, n) intermediates (the eigenvectors, their
+// column-major copy in syevd, the scaled copy); syevd's own workspace is not counted.
+int64_t SqrtMatrixInstruction::device_bytes(ExecutionContext& ec) const {
+  const MatrixMeta& a = ec.matrix_object(in_.name)->meta();
+  const int64_t one = dense_device_bytes(ec.options().gpu.get(), a.rows, a.cols);
+  return one < 0 ? -1 : 5 * one;
 }
 
 void SqrtMatrixInstruction::run_cpu(ExecutionContext& ec) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gpu_context/error.h"
+#include "instructions/gpu_placement.h"
 
 namespace dmlrt::inst {
 namespace {
@@ -36,6 +37,15 @@ void UnionDistinctInstruction::check(Shapes& shapes) const {
                 "union_distinct: inputs need the same number of columns, got "
                     << kernels::dims_string(a.rows, a.cols) << " and "
                     << kernels::dims_string(b.rows, b.cols));
+}
+
+// A and B, and an output of at most their rows.
+int64_t UnionDistinctInstruction::device_bytes(ExecutionContext& ec) const {
+  const MatrixMeta& a = ec.matrix_object(a_.name)->meta();
+  const MatrixMeta& b = ec.matrix_object(b_.name)->meta();
+  const int64_t da = dense_device_bytes(ec.options().gpu.get(), a.rows, a.cols);
+  const int64_t db = dense_device_bytes(ec.options().gpu.get(), b.rows, b.cols);
+  return da < 0 || db < 0 ? -1 : 2 * (da + db);
 }
 
 void UnionDistinctInstruction::run_cpu(ExecutionContext& ec) {

@@ -2,7 +2,8 @@
 // (SystemDS's UnionCPInstruction / MatrixBlock.unionOperations). SystemDS's static rewrite
 // simplifyUnionDistinct compiles unique(rbind(A, B)) to it when the rbind has no other use. Rows
 // are equal when every cell is equal as Java's Double.equals compares (NaN equals NaN, -0.0 differs
-// from 0.0). CPU only.
+// from 0.0). GPU (union_gpu.cpp): rows hashed, sorted and compared on the device, giving the same
+// rows in the same order.
 #pragma once
 
 #include "instructions/instruction.h"
@@ -14,9 +15,12 @@ class UnionDistinctInstruction final : public Instruction {
   explicit UnionDistinctInstruction(InstructionText t);
 
   void check(Shapes& shapes) const override;
+  bool has_gpu_impl() const override { return true; }
 
  private:
+  int64_t device_bytes(ExecutionContext& ec) const override;
   void run_cpu(ExecutionContext& ec) override;
+  DMLRT_RUN_GPU;
 
   Operand a_, b_, out_;
 };

@@ -66,49 +66,57 @@ EinsumSpec parse_einsum(const std::string& equation, size_t operands) {
   return spec;
 }
 
-MatrixBlock einsum(const EinsumSpec& spec, const std::vector<const MatrixBlock*>& in) {
-  // Every letter's range, from the operands' dims.
-  std::string letters;
+EinsumLayout einsum_layout(const EinsumSpec& spec,
+                           const std::vector<std::pair<int64_t, int64_t>>& dims) {
+  EinsumLayout lay;
   std::map<char, int64_t> size;
-  std::vector<MatrixBlock> dense(in.size());
-  for (size_t k = 0; k < in.size(); ++k) {
-    const MatrixBlock& m = *in[k];
+  for (size_t k = 0; k < dims.size(); ++k) {
+    const auto [rows, cols] = dims[k];
     const std::string& t = spec.terms[k];
-    dense[k] = m.is_sparse() ? m.to_dense() : m;
-    std::vector<int64_t> dims;
-    if (t.size() == 2) {
-      dims = {m.rows(), m.cols()};
-    } else {
-      DMLRT_REQUIRE(m.rows() == 1 || m.cols() == 1, RuntimeError,
-                    "einsum: operand " << k + 1 << " (" << dims_string(m.rows(), m.cols())
+    int64_t d[2] = {rows, cols};  // each letter's size in term order
+    if (t.size() == 1) {
+      DMLRT_REQUIRE(rows == 1 || cols == 1, RuntimeError,
+                    "einsum: operand " << k + 1 << " (" << dims_string(rows, cols)
                                        << ") is a matrix but its term '" << t
                                        << "' names one axis");
-      dims = {m.cols() == 1 ? m.rows() : m.cols()};
+      d[0] = cols == 1 ? rows : cols;
     }
     for (size_t a = 0; a < t.size(); ++a) {
       const auto it = size.find(t[a]);
       if (it == size.end()) {
-        size[t[a]] = dims[a];
-        letters += t[a];
+        size[t[a]] = d[a];
+        lay.letters += t[a];
       } else {
-        DMLRT_REQUIRE(it->second == dims[a], RuntimeError,
-                      "einsum: axis '" << t[a] << "' has size " << it->second << " and " << dims[a]
-                                       << " (operand " << k + 1 << ", "
-                                       << dims_string(m.rows(), m.cols()) << ")");
+        DMLRT_REQUIRE(it->second == d[a], RuntimeError,
+                      "einsum: axis '" << t[a] << "' has size " << it->second << " and " << d[a]
+                                       << " (operand " << k + 1 << ", " << dims_string(rows, cols)
+                                       << ")");
       }
     }
   }
-  const int64_t orows = spec.out.empty() ? 1 : size[spec.out[0]];
-  const int64_t ocols = spec.out.size() == 2 ? size[spec.out[1]] : 1;
+  for (char c : lay.letters) lay.range.push_back(size[c]);
+  lay.rows = spec.out.empty() ? 1 : size[spec.out[0]];
+  lay.cols = spec.out.size() == 2 ? size[spec.out[1]] : 1;
+  return lay;
+}
+
+MatrixBlock einsum(const EinsumSpec& spec, const std::vector<const MatrixBlock*>& in) {
+  std::vector<std::pair<int64_t, int64_t>> dims;
+  for (const MatrixBlock* m : in) dims.emplace_back(m->rows(), m->cols());
+  const EinsumLayout lay = einsum_layout(spec, dims);
+  const std::string& letters = lay.letters;
+  const int64_t orows = lay.rows, ocols = lay.cols;
   check_host_alloc("einsum", orows, ocols, sizeof(double));
   std::vector<double> out(orows * ocols, 0.0);
   // Position of each letter in the odometer; strides of each operand's axes.
   const int nl = static_cast<int>(letters.size());
-  std::vector<int64_t> range(nl), idx(nl, 0);
-  for (int l = 0; l < nl; ++l) range[l] = size[letters[l]];
+  const std::vector<int64_t>& range = lay.range;
+  std::vector<int64_t> idx(nl, 0);
   if (std::any_of(range.begin(), range.end(), [](int64_t r) { return r == 0; }))
     return spec.out.empty() ? MatrixBlock::dense(1, 1, 0.0)
                             : MatrixBlock::dense(orows, ocols, std::move(out));
+  std::vector<MatrixBlock> dense(in.size());
+  for (size_t k = 0; k < in.size(); ++k) dense[k] = in[k]->is_sparse() ? in[k]->to_dense() : *in[k];
   auto letter_pos = [&](char c) { return static_cast<int>(letters.find(c)); };
   struct Axis {
     int letter;

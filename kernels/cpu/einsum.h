@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/matrix_block.h"
@@ -20,8 +21,19 @@ struct EinsumSpec {
 // Parses and checks the equation against the number of operands; RuntimeError names what is wrong.
 EinsumSpec parse_einsum(const std::string& equation, size_t operands);
 
-// The result for the operands' actual dims; RuntimeError when a letter's sizes disagree or an
-// operand's shape does not fit its term.
+// Every letter's range from the operands' (rows, cols), in the order of the loop nest: letters
+// by first appearance across the terms, the last one fastest. The GPU run (instructions/
+// einsum_gpu.cpp) sums each output cell over the others in this same order. RuntimeError when a
+// letter's sizes disagree or an operand's shape does not fit its term.
+struct EinsumLayout {
+  std::string letters;
+  std::vector<int64_t> range;  // per letter
+  int64_t rows = 1, cols = 1;  // the output's dims ((1, 1) for a scalar)
+};
+EinsumLayout einsum_layout(const EinsumSpec& spec,
+                           const std::vector<std::pair<int64_t, int64_t>>& dims);
+
+// The result for the operands' actual dims; RuntimeError as einsum_layout.
 MatrixBlock einsum(const EinsumSpec& spec, const std::vector<const MatrixBlock*>& in);
 
 }  // namespace dmlrt::kernels::cpu

@@ -138,4 +138,19 @@ ClassMeet row_class_meet(const MatrixBlock& a, const MatrixBlock& b) {
   return out;
 }
 
+// The same map, fed each row's distinct pairs once: a repeated pair only appends a column, so
+// the order depends on the sequence of first occurrences alone.
+std::vector<int64_t> class_numbers(const std::vector<int32_t>& a, const std::vector<int32_t>& b,
+                                   const std::vector<int64_t>& row_begin) {
+  std::vector<int64_t> numbers(a.size(), 0);
+  JavaPairMap map;
+  for (size_t r = 0; r + 1 < row_begin.size(); ++r) {
+    map.clear();
+    for (int64_t k = row_begin[r]; k < row_begin[r + 1]; ++k) map.add(a[k], b[k], k);
+    int64_t label = 1;
+    map.for_each([&](const JavaPairMap::Node& node) { numbers[node.cols.front()] = label++; });
+  }
+  return numbers;
+}
+
 }  // namespace dmlrt::kernels::cpu

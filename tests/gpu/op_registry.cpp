@@ -787,6 +787,57 @@ void add_linalg(std::vector<OpSample>& s) {
 }
 
 // -------------------------------------------------------------------------------------------
+// einsum (Note [GPU einsum order] in kernels/cuda/einsum.cu): the conformance case's equations
+// and an outer product, on operands A, B, C in the equation's order. An operand's dims are
+// rows x cols unless the sample's name says otherwise. Sums run in double on both precisions.
+
+void add_einsum(std::vector<OpSample>& s) {
+  // A dim r * rows + c * cols + k.
+  struct Dim {
+    int64_t r, c, k;
+  };
+  const Dim R{1, 0, 0}, C{0, 1, 0}, One{0, 0, 1};
+  struct Eq {
+    const char* eq;
+    const char* label;  // the shapes, where not rows x cols
+    std::vector<std::pair<Dim, Dim>> dims;
+  };
+  const Eq eqs[] = {
+      {"ij,jk->ik", " (B cols x cols)", {{R, C}, {C, C}}},
+      {"ij->ji", "", {{R, C}}},
+      {"ij->i", "", {{R, C}}},
+      {"ij->j", "", {{R, C}}},
+      {"ii->i", " (A rows x rows)", {{R, R}}},
+      {"ij,kj->ik", "", {{R, C}, {R, C}}},
+      {"ij,j->i", " (B cols x 1)", {{R, C}, {C, One}}},
+      {"i,j->ij", " (A rows x 1, B 1 x cols)", {{R, One}, {One, C}}},
+      {"ij,jk,kl->il", " (B cols x cols, C cols x rows)", {{R, C}, {C, C}, {C, R}}},
+      {"ij->", "", {{R, C}}},
+      {"ij,ij->", "", {{R, C}, {R, C}}},
+  };
+  for (const Eq& e : eqs) {
+    const std::string eq = e.eq;
+    const bool scalar = eq.back() == '>';
+    const auto dims = e.dims;
+    s.push_back({"einsum", "einsum " + eq + e.label, OpFamily::kMatmult,
+                 [eq, scalar, dims](int64_t r, int64_t c) {
+                   auto at = [&](const Dim& d) { return d.r * r + d.c * c + d.k; };
+                   std::string fields = "einsum°" + str(eq);
+                   std::vector<OpInput> inputs;
+                   for (size_t k = 0; k < dims.size(); ++k) {
+                     const std::string name(1, static_cast<char>('A' + k));
+                     inputs.push_back(in(name, at(dims[k].first), at(dims[k].second)));
+                     fields += "°" + mat(name);
+                   }
+                   OpCase cs = lines(fields + (scalar ? "°s·SCALAR·FP64" : "°" + mat("R")));
+                   cs.inputs = inputs;
+                   cs.outputs = {{scalar ? "s" : "R", scalar}};
+                   return cs;
+                 }});
+  }
+}
+
+// -------------------------------------------------------------------------------------------
 // inverse, cholesky, det, lu, qr, svd (cuSOLVER; Note [GPU linalg] in kernels/cuda/linalg_op.cpp).
 // Square ops read A rows x rows. Strictly dominant inputs keep every format well conditioned
 // (the empty format leaves the diagonal); the pivoting samples take dense random inputs, FP64
@@ -977,6 +1028,35 @@ void add_datagen(std::vector<OpSample>& s) {
                  },
                  false, false});
   }
+}
+
+// -------------------------------------------------------------------------------------------
+// sample with replacement (the CPU's Philox draws, bit for bit; without replacement it has no GPU
+// run) and sqrt_matrix_java of an SPD matrix (cuSOLVER syevd): test_gpu_sample_sqrtm.cpp keeps
+// the edge cases and errors.
+
+void add_sample_sqrtm(std::vector<OpSample>& s) {
+  s.push_back({"sample", "sample with replacement (rows*cols of 7*cols+3)", OpFamily::kDataGen,
+               [](int64_t r, int64_t c) {
+                 OpCase k = lines("sample°" + std::to_string(7 * c + 3) + "°" + lit(r * c) +
+                                  "°true°11°1000°" + mat("OUT"));
+                 k.outputs = out({"OUT"});
+                 k.tol64 = {0, 0, false};
+                 k.tol32 = {0, 0, false};
+                 k.round_reference = true;
+                 return k;
+               },
+               false, false});
+  s.push_back({"sqrt_matrix_java", "sqrt_matrix_java SPD (rows x rows)", OpFamily::kFactor,
+               [](int64_t r, int64_t) {
+                 OpCase k = lines("sqrt_matrix_java°" + mat("A") + "°" + mat("X"), "°8");
+                 OpInput a = in("A", r, r, -1, 1);
+                 a.symmetric = a.dominant = true;
+                 k.inputs = {a};
+                 k.outputs = out({"X"});
+                 k.tol32 = {5e-4, 1e-4, false};
+                 return k;
+               }});
 }
 
 // -------------------------------------------------------------------------------------------
@@ -1293,6 +1373,34 @@ void add_stats(std::vector<OpSample>& s) {
   }
 }
 
+// -------------------------------------------------------------------------------------------
+// union_distinct (distinct rows of rbind(A, B), first-occurrence order) and rcm (rowClassMeet:
+// labels cast to int, values in [-3, 4) give many zeros and repeated classes), both exact;
+// test_gpu_union.cpp keeps the duplicate-heavy and NaN / -0.0 cases.
+
+void add_union_rcm(std::vector<OpSample>& s) {
+  const OpTol exact{0, 0, false};
+  s.push_back({"union_distinct", "union_distinct A, B (rows x cols each)", OpFamily::kAppend,
+               [exact](int64_t r, int64_t c) {
+                 OpCase k =
+                     lines("union_distinct°" + mat("A") + "°" + mat("B") + "°" + mat("C"), "°8");
+                 k.inputs = {in("A", r, c, -1, 1), in("B", r, c, -1, 1)};
+                 k.outputs = out({"C"});
+                 k.tol64 = k.tol32 = exact;
+                 return k;
+               }});
+  for (const bool row_b : {false, true}) {
+    s.push_back({"rcm", row_b ? "rcm B (1 x cols)" : "rcm B (rows x cols)", OpFamily::kFft,
+                 [exact, row_b](int64_t r, int64_t c) {
+                   OpCase k = lines("rcm°" + mat("A") + "°" + mat("B") + "°C°N", "°8");
+                   k.inputs = {in("A", r, c, -3, 4), in("B", row_b ? 1 : r, c, -3, 4)};
+                   k.outputs = out({"C", "N"});
+                   k.tol64 = k.tol32 = exact;
+                   return k;
+                 }});
+  }
+}
+
 }  // namespace
 
 const std::vector<OpSample>& op_samples() {
@@ -1311,10 +1419,13 @@ const std::vector<OpSample>& op_samples() {
     add_indexing(s);
     add_append(s);
     add_linalg(s);
+    add_einsum(s);
     add_stats(s);
+    add_union_rcm(s);
     add_fft(s);
     add_factor(s);
     add_datagen(s);
+    add_sample_sqrtm(s);
     add_conv(s);
     add_pool(s);
     add_dnn_cellwise(s);
