@@ -91,18 +91,42 @@ MatrixBlock transpose(const MatrixBlock& in) {
   const auto& rp = in.row_ptr();
   const auto& ci = in.col_idx();
   const auto& v = in.csr_values();
+  // Bands of rows count their entries per column; output column j takes band b's entries after
+  // those of bands < b, so every output row keeps its entries in input-row order whatever the
+  // bands: the same block for any thread count. Bands are fixed by the shape (about 4 Mi counters
+  // in all at most).
+  const int64_t nnz = rp[m];
+  const int64_t max_bands = std::max<int64_t>(1, (int64_t{1} << 22) / std::max<int64_t>(1, n));
+  const int64_t band = std::max<int64_t>(
+      std::max<int64_t>(1, (m + max_bands - 1) / max_bands),
+      row_grain(std::max<int64_t>(1, nnz / std::max<int64_t>(1, m))));
+  const int64_t bands = chunk_count(0, m, band);
+  std::vector<int64_t> count(static_cast<size_t>(bands * n), 0);  // (bands, n)
+  parallel_chunks(0, m, band, [&](int64_t b, int64_t r0, int64_t r1) {
+    int64_t* c = count.data() + b * n;
+    for (int64_t k = rp[r0]; k < rp[r1]; ++k) ++c[ci[k]];
+  });
   std::vector<int64_t> row_ptr(static_cast<size_t>(n + 1), 0);
-  for (int64_t k = 0; k < rp[m]; ++k) ++row_ptr[static_cast<size_t>(ci[k]) + 1];
-  for (int64_t j = 0; j < n; ++j) row_ptr[j + 1] += row_ptr[j];
-  std::vector<int64_t> next(row_ptr.begin(), row_ptr.end() - 1);
-  std::vector<int32_t> col_idx(static_cast<size_t>(rp[m]));
-  std::vector<double> values(static_cast<size_t>(rp[m]));
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t k = rp[i]; k < rp[i + 1]; ++k) {
-      const int64_t p = next[static_cast<size_t>(ci[k])]++;
-      col_idx[p] = static_cast<int32_t>(i);
-      values[p] = v[k];
+  for (int64_t j = 0; j < n; ++j) {  // count[b][j] becomes band b's first slot in column j
+    int64_t at = row_ptr[j];
+    for (int64_t b = 0; b < bands; ++b) {
+      const int64_t c = count[static_cast<size_t>(b * n + j)];
+      count[static_cast<size_t>(b * n + j)] = at;
+      at += c;
     }
+    row_ptr[j + 1] = at;
+  }
+  std::vector<int32_t> col_idx(static_cast<size_t>(nnz));
+  std::vector<double> values(static_cast<size_t>(nnz));
+  parallel_chunks(0, m, band, [&](int64_t b, int64_t r0, int64_t r1) {
+    int64_t* next = count.data() + b * n;
+    for (int64_t i = r0; i < r1; ++i)
+      for (int64_t k = rp[i]; k < rp[i + 1]; ++k) {
+        const int64_t p = next[ci[k]]++;
+        col_idx[p] = static_cast<int32_t>(i);
+        values[p] = v[k];
+      }
+  });
   MatrixBlock out =
       MatrixBlock::csr(n, m, std::move(row_ptr), std::move(col_idx), std::move(values));
   out.examine_format();

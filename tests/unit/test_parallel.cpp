@@ -202,6 +202,29 @@ TEST_CASE("transpose is independent of the thread count", "[parallel][reorg]") {
   REQUIRE(t.get(300, 1236) == tall.get(1236, 300));
   REQUIRE(t.get(17, 999) == tall.get(999, 17));
   REQUIRE(compare_bits(cpu::transpose(t), tall).ok);
+  // CSR inputs: bands of rows counted per column, entries kept in row order.
+  const MatrixBlock sp = random_block(20011, 97, 0.05, seed + 2, -1.0, 1.0, true);
+  const MatrixBlock sp_wide = random_block(57, 40009, 0.02, seed + 3, -1.0, 1.0, true);
+  REQUIRE(sp.is_sparse());
+  require_thread_independent([&] { return cpu::transpose(sp); });
+  require_thread_independent([&] { return cpu::transpose(sp_wide); });
+  const MatrixBlock st = cpu::transpose(sp);
+  for (int64_t i = 0; i < 20011; i += 997)
+    for (int64_t j = 0; j < 97; j += 7) REQUIRE(st.get(j, i) == sp.get(i, j));
+  REQUIRE(compare_bits(cpu::transpose(st), sp).ok);
+}
+
+TEST_CASE("sparse-safe unary ops on CSR are independent of the thread count", "[parallel][unary]") {
+  const uint64_t seed = seed_from("sparse unary threads");
+  const MatrixBlock sp = random_block(30011, 53, 0.05, seed, -2.0, 2.0, true);
+  REQUIRE(sp.is_sparse());
+  require_thread_independent([&] { return cpu::unary(sp, cpu::UnaryOp::kRound); });  // drops
+  require_thread_independent([&] { return cpu::unary(sp, cpu::UnaryOp::kAbs); });
+  // The same cells as the dense path computes.
+  const auto cmp = compare_bits(cpu::unary(sp, cpu::UnaryOp::kRound),
+                                cpu::unary(sp.to_dense(), cpu::UnaryOp::kRound));
+  INFO(cmp.report);
+  REQUIRE(cmp.ok);
 }
 
 TEST_CASE("cell-wise binary, unary and ternary ops are independent of the thread count",
