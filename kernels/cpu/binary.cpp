@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gpu_context/error.h"
+#include "kernels/cpu/csr_map.h"
 #include "kernels/cpu/parallel.h"
 #include "kernels/host_memory.h"
 
@@ -483,12 +484,7 @@ MatrixBlock binary_matrix_scalar(BinaryOp op, const MatrixBlock& a, double s, bo
   if (a.is_sparse()) {
     const auto& rp = a.row_ptr();
     if (zero_image == 0.0) {
-      CsrBuilder b(rows, cols);
-      for (int64_t r = 0; r < rows; ++r) {
-        for (int64_t k = rp[r]; k < rp[r + 1]; ++k) b.add(a.col_idx()[k], f(a.csr_values()[k]));
-        b.end_row();
-      }
-      out = b.finish();
+      out = csr_map_values(a, f);
     } else {
       out = MatrixBlock::dense(rows, cols, zero_image);
       double* o = out.dense_data();  // (rows, cols) row-major

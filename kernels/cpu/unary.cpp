@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gpu_context/error.h"
+#include "kernels/cpu/csr_map.h"
 #include "kernels/cpu/java_math.h"
 #include "kernels/cpu/parallel.h"
 
@@ -100,40 +101,7 @@ MatrixBlock unary(const MatrixBlock& in, UnaryOp op) {
   const int64_t m = in.rows(), n = in.cols();
   if (in.is_sparse() && is_sparse_safe(op)) {
     // Only the stored values change; results that became zero (round(0.3)) are dropped.
-    const auto& rp = in.row_ptr();
-    const auto& ci = in.col_idx();
-    const auto& v = in.csr_values();
-    // In parallel over rows: the new values, the kept count per row, then (after the offsets)
-    // each row's kept entries at its offset. Disjoint writes: any split gives the same block.
-    const int64_t nnz = rp[m];
-    std::vector<double> y(static_cast<size_t>(nnz));
-    parallel_for(0, nnz, kParallelGrain, [&](int64_t lo, int64_t hi) {
-      for (int64_t k = lo; k < hi; ++k) y[k] = apply_unary(op, v[k]);
-    });
-    std::vector<int64_t> row_ptr(static_cast<size_t>(m + 1), 0);
-    const int64_t grain = row_grain(std::max<int64_t>(1, nnz / std::max<int64_t>(1, m)));
-    parallel_for(0, m, grain, [&](int64_t r0, int64_t r1) {
-      for (int64_t r = r0; r < r1; ++r) {
-        int64_t kept = 0;
-        for (int64_t k = rp[r]; k < rp[r + 1]; ++k) kept += y[k] != 0.0;
-        row_ptr[r + 1] = kept;
-      }
-    });
-    for (int64_t r = 0; r < m; ++r) row_ptr[r + 1] += row_ptr[r];
-    std::vector<int32_t> col_idx(static_cast<size_t>(row_ptr[m]));
-    std::vector<double> values(static_cast<size_t>(row_ptr[m]));
-    parallel_for(0, m, grain, [&](int64_t r0, int64_t r1) {
-      for (int64_t r = r0; r < r1; ++r) {
-        int64_t p = row_ptr[r];
-        for (int64_t k = rp[r]; k < rp[r + 1]; ++k) {
-          if (y[k] == 0.0) continue;
-          col_idx[p] = ci[k];
-          values[p++] = y[k];
-        }
-      }
-    });
-    MatrixBlock out = MatrixBlock::csr(m, n, std::move(row_ptr), std::move(col_idx),
-                                       std::move(values));
+    MatrixBlock out = csr_map_values(in, [op](double x) { return apply_unary(op, x); });
     out.examine_format();
     return out;
   }

@@ -214,12 +214,24 @@ TEST_CASE("transpose is independent of the thread count", "[parallel][reorg]") {
   REQUIRE(compare_bits(cpu::transpose(st), sp).ok);
 }
 
-TEST_CASE("sparse-safe unary ops on CSR are independent of the thread count", "[parallel][unary]") {
+TEST_CASE("sparse-safe unary and matrix-scalar ops on CSR are independent of the thread count",
+          "[parallel][unary]") {
   const uint64_t seed = seed_from("sparse unary threads");
   const MatrixBlock sp = random_block(30011, 53, 0.05, seed, -2.0, 2.0, true);
   REQUIRE(sp.is_sparse());
   require_thread_independent([&] { return cpu::unary(sp, cpu::UnaryOp::kRound); });  // drops
   require_thread_independent([&] { return cpu::unary(sp, cpu::UnaryOp::kAbs); });
+  // Matrix-scalar ops that keep zeros (x * 2, x %/% 3 drops cells) take the same path.
+  using cpu::BinaryOp;
+  require_thread_independent(
+      [&] { return cpu::binary_matrix_scalar(BinaryOp::kMult, sp, 2.5, false); });
+  require_thread_independent(
+      [&] { return cpu::binary_matrix_scalar(BinaryOp::kIntDiv, sp, 3.0, false); });
+  const auto ms =
+      compare_bits(cpu::binary_matrix_scalar(BinaryOp::kMult, sp, 2.5, true),
+                   cpu::binary_matrix_scalar(BinaryOp::kMult, sp.to_dense(), 2.5, true));
+  INFO(ms.report);
+  REQUIRE(ms.ok);
   // The same cells as the dense path computes.
   const auto cmp = compare_bits(cpu::unary(sp, cpu::UnaryOp::kRound),
                                 cpu::unary(sp.to_dense(), cpu::UnaryOp::kRound));
