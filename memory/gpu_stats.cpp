@@ -37,7 +37,8 @@ std::string format_gpu_stats(const GpuStats& s, int top_ops) {
   auto total = [](const GpuStats::OpTransfers& t) { return t.to_dev_bytes + t.from_dev_bytes; };
   std::stable_sort(rows.begin(), rows.end(),
                    [&](const auto& a, const auto& b) { return total(a.second) > total(b.second); });
-  if (top_ops >= 0 && rows.size() > static_cast<size_t>(top_ops)) rows.resize(static_cast<size_t>(top_ops));
+  if (top_ops >= 0 && rows.size() > static_cast<size_t>(top_ops))
+    rows.resize(static_cast<size_t>(top_ops));
   if (!rows.empty())
     os << "GPU mem tx by instruction (toDev bytes/count / fromDev bytes/count / largest fromDev):\n";
   for (const auto& [name, t] : rows) {
