@@ -1,7 +1,7 @@
 // countDistinct and countDistinctApprox: uacd `X°out[°k]` (a scalar), uacdr / uacdc (an (m, 1) /
 // (1, n) matrix of per-row / per-column counts), and the approximate uacdap, uacdapr, uacdapc
-// (kernels/cpu/count_distinct). The exact ones also run on the GPU (count_distinct_gpu.cpp: a
-// device sort by (row or column, value)); the approximate ones are CPU only.
+// (kernels/cpu/count_distinct). All six also run on the GPU (count_distinct_gpu.cpp: a device sort
+// by (row or column, value); the approximate ones sort KMV keys, kernels/kmv.h).
 #pragma once
 
 #include "instructions/instruction.h"
@@ -13,7 +13,7 @@ class CountDistinctInstruction final : public Instruction {
  public:
   explicit CountDistinctInstruction(InstructionText t);
 
-  bool has_gpu_impl() const override { return !approx_; }
+  bool has_gpu_impl() const override { return true; }
 
  private:
   int64_t device_bytes(ExecutionContext& ec) const override;

@@ -2,8 +2,6 @@
 #include "kernels/cpu/count_distinct.h"
 
 #include <algorithm>
-#include <bitset>
-#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -12,7 +10,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "kernels/cpu/java_math.h"
+#include "kernels/kmv.h"
 
 namespace dmlrt::kernels::cpu {
 namespace {
@@ -29,13 +27,7 @@ namespace {
 // keeps all of this; the block's format is dmlrt's, which follows SystemDS's sparse rule
 // (MatrixBlock::prefers_sparse), so the two agree where both pick the same format.
 
-// Double.doubleToLongBits: every NaN is the canonical one (Java's Double equality).
-uint64_t java_bits(double v) {
-  if (std::isnan(v)) return 0x7ff8000000000000ULL;
-  uint64_t b;
-  std::memcpy(&b, &v, sizeof b);
-  return b;
-}
+using kmv::java_bits;
 
 using BitsSet = std::unordered_set<uint64_t>;
 
@@ -81,24 +73,6 @@ MatrixBlock exact(const MatrixBlock& in, CountDistinctDir dir) {
   return {};
 }
 
-// SystemDS's Hash.a: the bit masks of its linear hash (Hash.linearHash).
-constexpr uint32_t kLinearHashMasks[32] = {
-    0xFFFFFFFF, 0xB7825CBC, 0x10FA23F2, 0xD54E1532, 0x7590E53C, 0xECE6F631, 0x8954BF60, 0x5BE38B88,
-    0xCA1D3AC0, 0xB2726F8E, 0xBADE7E7A, 0xCACD1184, 0xFB32BDAD, 0x2936C9D7, 0xB5B88D37, 0xD272D353,
-    0xE139A063, 0xDACF6B87, 0x3568D521, 0x75C619EA, 0x7C2B8CBD, 0x012C3C7F, 0x0A621C37, 0x77274A12,
-    0x731D379A, 0xE45E0D3B, 0xEAB4AE13, 0x10C440C7, 0x50CF2899, 0xD865BD46, 0xAABDF34F, 0x218FA0C3};
-
-// Hash.hash(double, LinearHash): bit i (from the top) is the parity of mask i & (the xor of the
-// value's bit halves).
-int32_t linear_hash(double v) {
-  const uint64_t b = java_bits(v);
-  const uint32_t x = static_cast<uint32_t>(b ^ (b >> 32));
-  uint32_t res = 0;
-  for (uint32_t m : kLinearHashMasks)
-    res = (res << 1) + static_cast<uint32_t>(std::bitset<32>(m & x).count() & 1);
-  return static_cast<int32_t>(res);
-}
-
 // Java's Double.compare order (NaN last, -0.0 before 0.0), the order of SystemDS's
 // PriorityQueue<Double>.
 struct JavaDoubleLess {
@@ -121,11 +95,10 @@ class KSmallest {
       s_.erase(std::prev(s_.end()));
     }
   }
-  // KMVSketch's estimate: the count itself below k values, else (k - 1) / (kth / M) capped at D.
-  double estimate(int64_t D, double M) const {
-    if (static_cast<int64_t>(s_.size()) < k_) return static_cast<double>(s_.size());
-    const double u_k = *s_.rbegin() / M;
-    return java_round(std::min((k_ - 1) / u_k, static_cast<double>(D)));
+  // KMVSketch's estimate (kernels/kmv.h).
+  double estimate(int64_t D, int32_t M) const {
+    return kmv::estimate(static_cast<int64_t>(s_.size()), k_, s_.empty() ? 0.0 : *s_.rbegin(), D,
+                         M);
   }
   void clear() { s_.clear(); }
 
@@ -134,23 +107,12 @@ class KSmallest {
   std::set<double, JavaDoubleLess> s_;
 };
 
-// KMVSketch's parameters for D possible distinct values: M hash buckets, k kept values.
-int64_t kmv_k(int64_t D) { return std::min<int64_t>(D, 64); }
-int32_t kmv_m(int64_t D) {
-  const double dd = static_cast<double>(D) * static_cast<double>(D);
-  return dd > static_cast<double>(INT_MAX) ? INT_MAX : static_cast<int32_t>(D * D);
-}
-
 // The whole matrix: hashes of the stored values into [1, M - 1].
 MatrixBlock kmv_all(const MatrixBlock& in) {
   const int64_t D = in.nnz() + 1;
-  const int32_t M = kmv_m(D);
-  KSmallest spq(kmv_k(D));
-  for_each_stored(in, [&](int64_t, int64_t, double v) {
-    const int32_t h = linear_hash(v);
-    const int32_t a = h == INT_MIN ? h : std::abs(h);  // Math.abs(Integer.MIN_VALUE) stays
-    spq.add(static_cast<double>(a % (M - 1) + 1));
-  });
+  const int32_t M = kmv::sketch_m(D);
+  KSmallest spq(kmv::sketch_k(D));
+  for_each_stored(in, [&](int64_t, int64_t, double v) { spq.add(kmv::bucket(v, M)); });
   return MatrixBlock::dense(1, 1, spq.estimate(D, M));
 }
 
@@ -159,8 +121,8 @@ MatrixBlock kmv_all(const MatrixBlock& in) {
 MatrixBlock kmv_lines(const MatrixBlock& in, bool rows) {
   const int64_t lines = rows ? in.rows() : in.cols(), len = rows ? in.cols() : in.rows();
   const int64_t D = static_cast<int64_t>(std::floor(in.nnz() / static_cast<double>(lines))) + 1;
-  const int32_t M = kmv_m(D);
-  KSmallest spq(kmv_k(D));
+  const int32_t M = kmv::sketch_m(D);
+  KSmallest spq(kmv::sketch_k(D));
   std::vector<double> out(lines);
   for (int64_t i = 0; i < lines; ++i) {
     spq.clear();

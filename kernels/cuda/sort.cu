@@ -9,6 +9,7 @@
 #include "gpu_context/cuda_check.h"
 #include "kernels/cuda/kernel_utils.cuh"
 #include "kernels/cuda/sort.h"
+#include "kernels/kmv.h"
 
 namespace dmlrt::kernels::cuda {
 namespace {
@@ -347,6 +348,45 @@ __global__ void count_distinct_kernel(const uint64_t* __restrict__ keys,
   for (int64_t i = detail::global_thread(); i < n; i += detail::grid_stride())
     if (group_start(keys, seg, perm, i))
       atomicAdd(&counts[seg != nullptr ? seg[perm[i]] : 0], 1ULL);
+}
+
+template <typename T>
+__global__ void cast_kernel(const double* __restrict__ in, int64_t n, T* __restrict__ out) {
+  for (int64_t i = detail::global_thread(); i < n; i += detail::grid_stride())
+    out[i] = static_cast<T>(in[i]);
+}
+
+template <typename T>
+__global__ void kmv_bucket_keys_kernel(const T* __restrict__ x, int64_t n, int32_t M,
+                                       uint64_t* __restrict__ keys) {
+  for (int64_t i = detail::global_thread(); i < n; i += detail::grid_stride())
+    keys[i] = java_key(kmv::bucket(static_cast<double>(x[i]), M));
+}
+
+// rank: the exclusive scan of the group starts. kth[s] = the value of segment s's k-th distinct
+// key, where it has one.
+__global__ void kmv_kth_kernel(const uint64_t* __restrict__ keys, const int64_t* __restrict__ seg,
+                               const int64_t* __restrict__ perm, int64_t n, int64_t len, int64_t k,
+                               const int64_t* __restrict__ rank, double* __restrict__ kth) {
+  for (int64_t i = detail::global_thread(); i < n; i += detail::grid_stride()) {
+    const int64_t s = i / len;
+    if (group_start(keys, seg, perm, i) && rank[i] - rank[s * len] == k - 1)
+      kth[s] = key_value(keys[perm[i]]);
+  }
+}
+
+__global__ void kmv_estimate_kernel(const uint64_t* __restrict__ keys,
+                                    const int64_t* __restrict__ seg,
+                                    const int64_t* __restrict__ perm, int64_t num_segs, int64_t len,
+                                    int64_t k, int64_t D, int32_t M,
+                                    const int64_t* __restrict__ rank,
+                                    const double* __restrict__ kth, double* __restrict__ est) {
+  for (int64_t s = detail::global_thread(); s < num_segs; s += detail::grid_stride()) {
+    const int64_t first = s * len, last = first + len - 1;
+    const int64_t distinct =
+        rank[last] - rank[first] + (group_start(keys, seg, perm, last) ? 1 : 0);
+    est[s] = kmv::estimate(distinct, k, kth[s], D, M);
+  }
 }
 
 template <typename T>
@@ -703,6 +743,42 @@ void launch_count_distinct(const uint64_t* keys, const int64_t* seg, const int64
 }
 
 template <typename T>
+void launch_kmv_bucket_keys(const T* x, int64_t count, int32_t M, uint64_t* keys,
+                            cudaStream_t stream) {
+  if (count == 0) return;
+  kmv_bucket_keys_kernel<T>
+      <<<detail::grid_for(count), detail::kThreads, 0, stream>>>(x, count, M, keys);
+  check_launch("kmv bucket keys", count);
+}
+
+void kmv_estimates(const uint64_t* keys, const int64_t* seg, const int64_t* perm, int64_t num_segs,
+                   int64_t len, int64_t k, int64_t D, int32_t M, double* est, Scratch& scratch,
+                   cudaStream_t stream) {
+  if (num_segs == 0 || len == 0) return;
+  const int64_t count = num_segs * len;
+  int64_t* rank = scratch.allocate_n<int64_t>(static_cast<size_t>(count), "kmv ranks");
+  first_flags_kernel<<<detail::grid_for(count), detail::kThreads, 0, stream>>>(keys, seg, perm,
+                                                                               count, rank);
+  check_launch("kmv flags", count);
+  exclusive_sum(rank, count, scratch, stream, "kmv rank scan");
+  double* kth = scratch.allocate_n<double>(static_cast<size_t>(num_segs), "kmv k-th values");
+  DMLRT_CHECK(cudaMemsetAsync(kth, 0, static_cast<size_t>(num_segs) * sizeof(double), stream));
+  kmv_kth_kernel<<<detail::grid_for(count), detail::kThreads, 0, stream>>>(keys, seg, perm, count,
+                                                                           len, k, rank, kth);
+  check_launch("kmv k-th values", count);
+  kmv_estimate_kernel<<<detail::grid_for(num_segs), detail::kThreads, 0, stream>>>(
+      keys, seg, perm, num_segs, len, k, D, M, rank, kth, est);
+  check_launch("kmv estimates", num_segs);
+}
+
+template <typename T>
+void launch_estimates_to_values(const double* est, int64_t n, T* out, cudaStream_t stream) {
+  if (n == 0) return;
+  cast_kernel<T><<<detail::grid_for(n), detail::kThreads, 0, stream>>>(est, n, out);
+  check_launch("kmv estimates to values", n);
+}
+
+template <typename T>
 void launch_counts_to_values(const unsigned long long* counts, int64_t n, T* out,
                              cudaStream_t stream) {
   if (n == 0) return;
@@ -767,7 +843,9 @@ void launch_values_at(const uint64_t* keys, const int64_t* positions, int64_t co
   template void launch_java_keys<T>(const T*, int64_t, uint64_t*, cudaStream_t);                   \
   template void launch_java_keys_colmajor<T>(const T*, int64_t, int64_t, uint64_t*, cudaStream_t); \
   template void launch_mark_zero<T>(const T*, int64_t, uint64_t*, cudaStream_t);                   \
-  template void launch_counts_to_values<T>(const unsigned long long*, int64_t, T*, cudaStream_t);
+  template void launch_counts_to_values<T>(const unsigned long long*, int64_t, T*, cudaStream_t); \
+  template void launch_kmv_bucket_keys<T>(const T*, int64_t, int32_t, uint64_t*, cudaStream_t);    \
+  template void launch_estimates_to_values<T>(const double*, int64_t, T*, cudaStream_t);
 
 DMLRT_SORT_INSTANTIATE(double)
 DMLRT_SORT_INSTANTIATE(float)

@@ -1,6 +1,7 @@
 // Sort-based device ops (host-clean launchers; CUB radix sorts in sort.cu): order() (rsort), qsort
 // with and without weights, the tables and picks of qpick (quantiles, median, IQM), and the
-// (segment, value) grouping behind unique/uniquer/uniquec and countDistinct (uacd, uacdr, uacdc).
+// (segment, value) grouping behind unique/uniquer/uniquec and countDistinct (uacd, uacdr, uacdc,
+// and the KMV estimates of uacdap, uacdapr, uacdapc).
 // Pointers are device pointers; T is double or float; `stream` is a cudaStream_t. Launchers never
 // synchronise: what a caller needs on the host (counts, picked values) it copies back itself.
 // CUB's temporary storage and every buffer the ops need come from a Scratch (Note [Device
@@ -126,6 +127,20 @@ void sort_by_segment_and_key(const uint64_t* keys, const int64_t* seg, int64_t c
 void launch_count_distinct(const uint64_t* keys, const int64_t* seg, const int64_t* perm,
                            int64_t count, unsigned long long* counts, int64_t num_segs,
                            cudaStream_t stream);
+// countDistinctApprox (KMV, kernels/kmv.h): keys[i] = the Java key of x[i]'s hash bucket in
+// [1, M - 1], count values in x's order (the CPU's kmv_all hashes the same stored values).
+template <typename T>
+void launch_kmv_bucket_keys(const T* x, int64_t count, int32_t M, uint64_t* keys,
+                            cudaStream_t stream);
+// est (num_segs): the KMV estimate of each segment of the sorted perm, segment s being the sorted
+// positions [s * len, (s + 1) * len) — the k smallest distinct keys of each, the k-th one's value
+// and kmv::estimate(distinct, k, kth, D, M).
+void kmv_estimates(const uint64_t* keys, const int64_t* seg, const int64_t* perm, int64_t num_segs,
+                   int64_t len, int64_t k, int64_t D, int32_t M, double* est, Scratch& scratch,
+                   cudaStream_t stream);
+// out[i] = est[i] as T.
+template <typename T>
+void launch_estimates_to_values(const double* est, int64_t n, T* out, cudaStream_t stream);
 // out[i] = counts[i] as T.
 template <typename T>
 void launch_counts_to_values(const unsigned long long* counts, int64_t n, T* out,

@@ -385,14 +385,17 @@ void add_sort(std::vector<OpSample>& s) {
                  k.tol64 = k.tol32 = exact;
                  return k;
                }});
-  s.push_back({"uacd", "uacd", OpFamily::kAggregate, [exact](int64_t r, int64_t c) {
-                 OpCase k = lines("uacd°" + mat("A") + "°s·SCALAR·INT64", "°8");
-                 k.inputs = {in("A", r, c)};
-                 k.outputs = {{"s", true}};
-                 k.tol64 = k.tol32 = exact;
-                 return k;
-               }});
-  for (const char* op : {"uacdr", "uacdc"}) {
+  for (const char* op : {"uacd", "uacdap"}) {
+    const std::string o = op;
+    s.push_back({op, o, OpFamily::kAggregate, [o, exact](int64_t r, int64_t c) {
+                   OpCase k = lines(o + "°" + mat("A") + "°s·SCALAR·INT64", "°8");
+                   k.inputs = {in("A", r, c)};
+                   k.outputs = {{"s", true}};
+                   k.tol64 = k.tol32 = exact;
+                   return k;
+                 }});
+  }
+  for (const char* op : {"uacdr", "uacdc", "uacdapr", "uacdapc"}) {
     const std::string o = op;
     s.push_back({op, o, OpFamily::kAggregate, [o, exact](int64_t r, int64_t c) {
                    OpCase k = lines(o + "°" + mat("A") + "°" + mat("OUT"), "°8");
