@@ -1,16 +1,10 @@
 // ConvAlgoCache; see conv_algo_cache.h and Note [Conv algorithm cache file].
 #include "gpu_context/conv_algo_cache.h"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "gpu_context/log.h"
@@ -18,14 +12,7 @@
 namespace dmlrt::gpu {
 namespace {
 
-constexpr const char* kMagic = "dmlrt-conv-algo-cache";
 constexpr const char* kFileName = "conv_algos.txt";
-
-std::string line_safe(std::string s) {
-  for (char& ch : s)
-    if (ch == '\t' || ch == '\n' || ch == '\r') ch = '_';
-  return s;
-}
 
 std::vector<std::string> split(const std::string& s, char sep) {
   std::vector<std::string> out;
@@ -48,12 +35,6 @@ bool parse_int(const std::string& s, long long* v) {
   char* end = nullptr;
   *v = std::strtoll(s.c_str(), &end, 10);
   return errno == 0 && end == s.c_str() + s.size();
-}
-
-std::string header_line(int64_t cudnn_version) {
-  std::ostringstream os;
-  os << kMagic << ' ' << kConvAlgoCacheFormat << " cudnn=" << cudnn_version;
-  return os.str();
 }
 
 void sort_by_time(ConvAlgoList& list) {
@@ -132,151 +113,99 @@ bool ConvAlgoChoice::parse(const std::string& text, ConvAlgoChoice* out) {
   return true;
 }
 
-std::string conv_algo_checksum(const std::string& text) {
-  uint64_t h = 14695981039346656037ULL;
-  for (unsigned char ch : text) {
-    h ^= ch;
-    h *= 1099511628211ULL;
+TuningFileFormat conv_algo_file_format(int64_t cudnn_version) {
+  return {"dmlrt-conv-algo-cache", kConvAlgoCacheFormat, "cudnn", "cuDNN", cudnn_version,
+          "cuDNN algorithm cache"};
+}
+
+std::string format_conv_algo_list(const ConvAlgoList& list) {
+  std::string out;
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (i > 0) out += ' ';
+    out += list[i].to_string();
   }
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return buf;
+  return out;
+}
+
+bool parse_conv_algo_list(const std::string& text, ConvAlgoList* out) {
+  out->clear();
+  for (const std::string& tok : split(text, ' ')) {
+    ConvAlgoChoice c;
+    if (!ConvAlgoChoice::parse(tok, &c)) {
+      out->clear();
+      return false;
+    }
+    out->push_back(c);
+  }
+  return true;
 }
 
 std::string serialize_conv_algo_cache(const ConvAlgoMap& entries, int64_t cudnn_version) {
-  std::string body = header_line(cudnn_version) + "\n";
-  for (const auto& [key, list] : entries) {
-    body += line_safe(key);
-    body += '\t';
-    for (size_t i = 0; i < list.size(); ++i) {
-      if (i > 0) body += ' ';
-      body += list[i].to_string();
-    }
-    body += '\n';
-  }
-  return body + "checksum " + conv_algo_checksum(body) + "\n";
+  TuningEntries text;
+  for (const auto& [key, list] : entries) text[key] = format_conv_algo_list(list);
+  return serialize_tuning_file(conv_algo_file_format(cudnn_version), text);
 }
 
 bool parse_conv_algo_cache(const std::string& text, int64_t cudnn_version, ConvAlgoMap* out,
                            std::string* why) {
   out->clear();
-  auto fail = [&](const std::string& w) {
-    out->clear();
-    *why = w;
-    return false;
-  };
-  // The checksum line is the last one and covers everything before it.
-  if (text.size() < 2 || text.back() != '\n') return fail("truncated (no final line end)");
-  const size_t last = text.rfind('\n', text.size() - 2);
-  const std::string body = last == std::string::npos ? "" : text.substr(0, last + 1);
-  const std::string sum_line = text.substr(body.size(), text.size() - body.size() - 1);
-  if (sum_line.rfind("checksum ", 0) != 0) return fail("truncated or corrupt (no checksum line)");
-  if (sum_line.substr(9) != conv_algo_checksum(body)) return fail("corrupt (checksum mismatch)");
-  std::vector<std::string> lines = split(body, '\n');
-  lines.pop_back();  // body ends with '\n'
-  if (lines.empty()) return fail("corrupt (no header)");
-  std::istringstream header(lines[0]);
-  std::string magic, cudnn_field;
-  long long format = -1;
-  header >> magic >> format >> cudnn_field;
-  if (magic != kMagic) return fail("corrupt (not a dmlrt algorithm cache)");
-  if (format != kConvAlgoCacheFormat) {
-    std::ostringstream os;
-    os << "stale (format version " << format << ", expected " << kConvAlgoCacheFormat << ")";
-    return fail(os.str());
-  }
-  long long file_cudnn = -1;
-  if (cudnn_field.rfind("cudnn=", 0) != 0 || !parse_int(cudnn_field.substr(6), &file_cudnn))
-    return fail("corrupt (bad header '" + lines[0] + "')");
-  if (file_cudnn != cudnn_version) {
-    std::ostringstream os;
-    os << "stale (written for cuDNN " << file_cudnn << ", this is cuDNN " << cudnn_version << ")";
-    return fail(os.str());
-  }
-  for (size_t i = 1; i < lines.size(); ++i) {
-    const size_t tab = lines[i].find('\t');
-    if (tab == std::string::npos || tab == 0)
-      return fail("corrupt (line " + std::to_string(i + 1) + ")");
-    ConvAlgoList list;
-    for (const std::string& tok : split(lines[i].substr(tab + 1), ' ')) {
-      ConvAlgoChoice c;
-      if (!ConvAlgoChoice::parse(tok, &c))
-        return fail("corrupt (line " + std::to_string(i + 1) + ")");
-      list.push_back(c);
+  TuningEntries entries;
+  if (!parse_tuning_file(text, conv_algo_file_format(cudnn_version), &entries, why)) return false;
+  for (const auto& [key, value] : entries) {
+    if (!parse_conv_algo_list(value, &(*out)[key])) {
+      out->clear();
+      *why = "corrupt (the entry of '" + key + "')";
+      return false;
     }
-    (*out)[lines[i].substr(0, tab)] = std::move(list);
   }
   return true;
 }
 
 ConvAlgoCache::ConvAlgoCache(const std::string& dir, int64_t cudnn_version)
-    : cudnn_version_(cudnn_version) {
-  if (dir == "none") return;
-  const std::string d = dir.empty() ? default_dir() : dir;
-  if (!d.empty()) file_ = (std::filesystem::path(d) / kFileName).string();
-}
+    : file_(dir, kFileName, conv_algo_file_format(cudnn_version)) {}
 
-std::string ConvAlgoCache::default_dir() {
-  const char* xdg = std::getenv("XDG_CACHE_HOME");
-  if (xdg != nullptr && *xdg != '\0') return (std::filesystem::path(xdg) / "dmlrt").string();
-  const char* home = std::getenv("HOME");
-  if (home != nullptr && *home != '\0')
-    return (std::filesystem::path(home) / ".cache" / "dmlrt").string();
-  return "";
-}
-
-void ConvAlgoCache::warn(const std::string& msg) {
-  warnings_.push_back(msg);
-  DMLRT_WARN(msg);
-}
-
-bool ConvAlgoCache::read_file(ConvAlgoMap* out, std::string* why, bool* missing) const {
-  out->clear();
-  *missing = false;
-  std::error_code ec;
-  if (!std::filesystem::exists(file_, ec)) {
-    *missing = true;
-    return false;
-  }
-  std::ifstream in(file_, std::ios::binary);
-  if (!in) {
-    *why = std::string("unreadable (") + std::strerror(errno) + ")";
-    return false;
-  }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return parse_conv_algo_cache(ss.str(), cudnn_version_, out, why);
-}
-
-void ConvAlgoCache::load() {
-  loaded_ = true;
-  if (file_.empty()) return;
-  std::string why;
-  bool missing = false;
-  ConvAlgoMap from_file;
-  if (read_file(&from_file, &why, &missing)) {
-    entries_ = std::move(from_file);
-    DMLRT_DEBUG("cuDNN algorithm cache " << file_ << ": " << entries_.size() << " shapes");
-  } else if (!missing) {
-    warn("cuDNN algorithm cache " + file_ + " is " + why +
-         "; ignoring it (it is rewritten at the next save)");
-  }
+std::vector<std::string> ConvAlgoCache::warnings() const {
+  std::vector<std::string> all = file_.warnings();
+  all.insert(all.end(), warnings_.begin(), warnings_.end());
+  return all;
 }
 
 const ConvAlgoList* ConvAlgoCache::find(const ConvAlgoKey& key) {
-  if (!loaded_) load();
-  const auto it = entries_.find(key.to_string());
-  if (it == entries_.end() || it->second.empty()) {
-    ++misses_;
-    return nullptr;
+  const std::string k = key.to_string();
+  auto it = lists_.find(k);
+  if (it == lists_.end()) {
+    const std::string* text = file_.find(k);
+    ConvAlgoList list;
+    if (text != nullptr && !parse_conv_algo_list(*text, &list)) {
+      const std::string msg = "cuDNN algorithm cache " + file() + ": the entry of '" + k +
+                              "' is corrupt; timing that shape again";
+      warnings_.push_back(msg);
+      DMLRT_WARN(msg);
+    }
+    if (list.empty()) {
+      ++misses_;
+      return nullptr;
+    }
+    if (stats_ != nullptr) ++stats_->from_file;
+    it = lists_.emplace(k, std::move(list)).first;
   }
   ++hits_;
   return &it->second;
 }
 
+void ConvAlgoCache::record_tuning(double seconds) {
+  if (stats_ == nullptr) return;
+  stats_->seconds += seconds;
+  ++stats_->timed;
+}
+
 const ConvAlgoList& ConvAlgoCache::insert(const ConvAlgoKey& key, const ConvAlgoList& choices) {
-  if (!loaded_) load();
-  ConvAlgoList& list = entries_[key.to_string()];
+  const std::string k = key.to_string();
+  ConvAlgoList& list = lists_[k];
+  if (list.empty()) {
+    const std::string* text = file_.find(k);
+    if (text == nullptr || !parse_conv_algo_list(*text, &list)) list.clear();
+  }
   for (const ConvAlgoChoice& c : choices) {
     auto same = std::find_if(list.begin(), list.end(),
                              [&](const ConvAlgoChoice& o) { return o.same_algorithm(c); });
@@ -286,46 +215,8 @@ const ConvAlgoList& ConvAlgoCache::insert(const ConvAlgoKey& key, const ConvAlgo
       list.push_back(c);
   }
   sort_by_time(list);
-  save();
+  file_.put(k, format_conv_algo_list(list));
   return list;
-}
-
-void ConvAlgoCache::save() {
-  if (file_.empty() || !writable_) return;
-  // Entries another process saved meanwhile are kept; ours win on the same key.
-  ConvAlgoMap merged;
-  std::string why;
-  bool missing = false;
-  if (!read_file(&merged, &why, &missing)) merged.clear();
-  for (const auto& [key, list] : entries_) merged[key] = list;
-  const std::string text = serialize_conv_algo_cache(merged, cudnn_version_);
-
-  const std::filesystem::path path(file_);
-  std::error_code ec;
-  std::filesystem::create_directories(path.parent_path(), ec);
-  // pid and a process-wide counter: two GPU sessions of one process (Connections on threads)
-  // never write the same temporary.
-  static std::atomic<uint64_t> counter{0};
-  const std::string tmp = file_ + ".tmp." + std::to_string(static_cast<long>(getpid())) + "." +
-                          std::to_string(counter++);
-  std::string error;
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) {
-      error = ec ? ec.message() : std::strerror(errno);
-    } else {
-      out << text;
-      out.flush();
-      if (!out) error = "write failed";
-    }
-  }
-  if (error.empty() && std::rename(tmp.c_str(), file_.c_str()) != 0) error = std::strerror(errno);
-  if (!error.empty()) {
-    std::filesystem::remove(tmp, ec);
-    writable_ = false;
-    warn("cannot write cuDNN algorithm cache " + file_ + ": " + error +
-         "; keeping it in memory for this run");
-  }
 }
 
 }  // namespace dmlrt::gpu

@@ -4,22 +4,18 @@
 // median and up to 1.6 s per pass). Device-free (compiled in every build, unit-tested).
 //
 // Note [Conv algorithm cache file]
-// <dir>/conv_algos.txt, where dir is dmlrt.gpu.cudnn.cache.dir, else $XDG_CACHE_HOME/dmlrt, else
-// ~/.cache/dmlrt ("none": memory only). Text, one entry per line:
-//   dmlrt-conv-algo-cache <format version> cudnn=<version>
-//   <key>\t<choice> <choice> ...            (choices fastest first; see ConvAlgoChoice::to_string)
-//   checksum <16 hex digits: FNV-1a 64 of every byte before this line>
-// A file that is truncated, corrupt (bad checksum or line) or stale (another format or cuDNN
-// version) is ignored with one warning and rewritten at the next save. Saves merge the entries
-// the file holds now (another process may have added some) with ours, write a temporary file
-// and rename it over the old one, so a reader never sees half a file. An unwritable directory
-// gets one warning; the cache then stays in memory.
+// <dir>/conv_algos.txt, a TuningFile (Note [Tuning cache files] in tuning_file.h: header with
+// cudnn=<version>, checksum, merge-on-save, atomic rename, one warning for a bad file), one entry
+// per line: <key>\t<choice> <choice> ... (choices fastest first; see ConvAlgoChoice::to_string).
+// An entry whose choices do not parse is a miss (re-timed and rewritten), with one warning.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
+
+#include "gpu_context/tuning_file.h"
 
 namespace dmlrt::gpu {
 
@@ -88,14 +84,17 @@ using ConvAlgoMap = std::map<std::string, ConvAlgoList>;
 // workspace cap that left out VGG conv1_2's FP32 FFT backward filter).
 constexpr int kConvAlgoCacheFormat = 4;
 
+// The file's first line for cuDNN `cudnn_version`.
+TuningFileFormat conv_algo_file_format(int64_t cudnn_version);
+// A list as one line ("<choice> <choice> ..."), and back (false when a choice is malformed).
+std::string format_conv_algo_list(const ConvAlgoList& list);
+bool parse_conv_algo_list(const std::string& text, ConvAlgoList* out);
 // File text of `entries` for cuDNN `cudnn_version`, checksum included.
 std::string serialize_conv_algo_cache(const ConvAlgoMap& entries, int64_t cudnn_version);
 // Parses file text written for `cudnn_version` into `out`; false with `why` set when the text
 // is truncated, corrupt or stale (out is then left empty).
 bool parse_conv_algo_cache(const std::string& text, int64_t cudnn_version, ConvAlgoMap* out,
                            std::string* why);
-// FNV-1a 64 of `text` as 16 lower-case hex digits.
-std::string conv_algo_checksum(const std::string& text);
 
 class ConvAlgoCache {
  public:
@@ -103,10 +102,10 @@ class ConvAlgoCache {
   ConvAlgoCache(const std::string& dir, int64_t cudnn_version);
 
   // $XDG_CACHE_HOME/dmlrt, else $HOME/.cache/dmlrt; "" when neither variable is set.
-  static std::string default_dir();
+  static std::string default_dir() { return default_tuning_dir(); }
 
   // The file the cache persists to; "" when memory only.
-  const std::string& file() const { return file_; }
+  const std::string& file() const { return file_.path(); }
 
   // The cached list of `key` (fastest first), or null. The file is read on the first lookup.
   // Counts a hit or a miss.
@@ -115,26 +114,24 @@ class ConvAlgoCache {
   // timing wins), time-sorted, saves the file, and returns the merged list.
   const ConvAlgoList& insert(const ConvAlgoKey& key, const ConvAlgoList& choices);
 
-  size_t size() const { return entries_.size(); }
+  // -stats counters (null: none): a shape first answered by the file counts as from_file;
+  // record_tuning adds the time of a find.
+  void set_stats(TuningStats* stats) { stats_ = stats; }
+  void record_tuning(double seconds);
+
+  // Entries in the table (the file's once read, at the first lookup).
+  size_t size() const { return file_.size(); }
   int64_t hits() const { return hits_; }
   int64_t misses() const { return misses_; }
   // Every warning this cache logged (tests read them).
-  const std::vector<std::string>& warnings() const { return warnings_; }
+  std::vector<std::string> warnings() const;
 
  private:
-  void load();
-  void save();
-  void warn(const std::string& msg);
-  // The file's entries, or an empty map (with `why`) when it is missing, unreadable or invalid.
-  bool read_file(ConvAlgoMap* out, std::string* why, bool* missing) const;
-
-  std::string file_;
-  int64_t cudnn_version_;
-  bool loaded_ = false;
-  bool writable_ = true;
-  ConvAlgoMap entries_;
+  TuningFile file_;
+  ConvAlgoMap lists_;  // the entries parsed so far
   int64_t hits_ = 0, misses_ = 0;
-  std::vector<std::string> warnings_;
+  std::vector<std::string> warnings_;  // entries that did not parse
+  TuningStats* stats_ = nullptr;
 };
 
 }  // namespace dmlrt::gpu

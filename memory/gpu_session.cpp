@@ -10,6 +10,9 @@
 #include "gpu_context/log.h"
 
 #ifdef DMLRT_WITH_CUDA
+#include <cublasLt.h>
+
+#include "gpu_context/gemm_plan_cache.h"
 #include "gpu_context/library_check.h"
 #endif
 
@@ -80,14 +83,25 @@ GpuSession::GpuSession(const GpuSessionOptions& options, int device) : options_(
   }
   conv_algos_ = std::make_unique<gpu::ConvAlgoCache>(options.cudnn_cache_dir,
                                                      static_cast<int64_t>(cudnnGetVersion()));
+  conv_algos_->set_stats(&stats_.tune_conv);
   staging_ = PinnedBuffer(2 * kStagingHalf);
   for (auto& e : staging_ready_) e = gpu::make_timing_event();
 }
 
 kernels::cuda::GemmPlanner& GpuSession::gemm_planner() {
-  if (!gemm_planner_)
+  if (!gemm_planner_) {
+    gemm_plans_ = std::make_unique<gpu::TuningFile>(
+        options_.persist_gemm_plans ? options_.cudnn_cache_dir : "none", gpu::kGemmPlanFileName,
+        gpu::gemm_plan_file_format(static_cast<int64_t>(cublasLtGetVersion())));
+    const cudaDeviceProp& prop = context_->properties();
+    kernels::cuda::GemmPlanner::Persistence persist;
+    persist.file = gemm_plans_.get();
+    persist.stats = &stats_.tune_gemm;
+    persist.device = std::string(prop.name) + " cc" + std::to_string(prop.major) + "." +
+                     std::to_string(prop.minor);
     gemm_planner_ = std::make_unique<kernels::cuda::GemmPlanner>(
-        context_->cublas(), stream(), cublas_workspace_.data(), cublas_workspace_.bytes());
+        context_->cublas(), stream(), cublas_workspace_.data(), cublas_workspace_.bytes(), persist);
+  }
   return *gemm_planner_;
 }
 
@@ -112,6 +126,7 @@ void GpuSession::begin_instruction() {
   ++stats_.executed_instructions;
   if (!timing_) return;
   if (!pending_start_) pending_start_ = take_event();
+  pending_exclude_ = 0.0;
   DMLRT_CHECK(cudaEventRecord(pending_start_.get(), stream()));
 }
 
@@ -119,7 +134,8 @@ void GpuSession::end_instruction(const std::string& stats_name) {
   if (timing_ && pending_start_) {
     gpu::UniqueEvent stop = take_event();
     DMLRT_CHECK(cudaEventRecord(stop.get(), stream()));
-    timings_.push_back(Timing{stats_name, std::move(pending_start_), std::move(stop)});
+    timings_.push_back(
+        Timing{stats_name, std::move(pending_start_), std::move(stop), pending_exclude_});
   }
   if (options_.sync_each_instruction) {
     const std::string what = "GPU instruction " + stats_name;
@@ -141,7 +157,7 @@ void GpuSession::collect_timings(const std::function<void(const std::string&, do
     }
     float ms = 0.0f;
     DMLRT_CHECK_CTX(cudaEventElapsedTime(&ms, t.start.get(), t.stop.get()), "timing of " << t.name);
-    sink(t.name, ms / 1000.0);
+    sink(t.name, std::max(0.0, ms / 1000.0 - t.exclude_s));
     event_pool_.push_back(std::move(t.start));
     event_pool_.push_back(std::move(t.stop));
   }

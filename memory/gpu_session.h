@@ -52,6 +52,9 @@ struct GpuSessionOptions {
   // Where the cuDNN algorithm cache persists: "" = $XDG_CACHE_HOME/dmlrt or ~/.cache/dmlrt,
   // "none" = memory only.
   std::string cudnn_cache_dir;  // dmlrt.gpu.cudnn.cache.dir
+  // dmlrt.gpu.gemm.plans.persist: small GEMM plans persist beside the cuDNN algorithm cache (Note
+  // [Persisted GEMM plans] in gpu_context/gemm_plan_cache.h); false keeps them in memory only.
+  bool persist_gemm_plans = true;
   // dmlrt.gpu.cudnn.fp32.tolerance: FP32 convolution algorithms whose norm-wise difference from
   // a GEMM-ordered one exceeds this are dropped (Note [FP32 algorithm accuracy]); infinity = off.
   double fp32_conv_tolerance = 1e-4;
@@ -122,6 +125,12 @@ class GpuSession {
   size_t pending_timings() const { return timings_.size(); }
   void begin_instruction();
   void end_instruction(const std::string& stats_name);
+  // Host seconds of the running instruction's that -stats charges elsewhere (an input read, Note
+  // [Read time] in runtime/interpreter.cpp): subtracted from its event time, which includes them
+  // because the stream sat idle meanwhile. Nothing outside a GPU instruction.
+  void exclude_host_seconds(double seconds) {
+    if (pending_start_) pending_exclude_ += seconds;
+  }
   // False when end_instruction would ignore its name (timing off, no sync per instruction): the
   // caller may then skip both building the name and the call.
   bool uses_instruction_names() const { return timing_ || options_.sync_each_instruction; }
@@ -134,6 +143,7 @@ class GpuSession {
   struct Timing {
     std::string name;
     gpu::UniqueEvent start, stop;
+    double exclude_s = 0.0;  // host time inside it that is not the instruction's
   };
   gpu::UniqueEvent take_event();
   void copy_h2d(void* dst, const void* src, size_t bytes);
@@ -150,10 +160,12 @@ class GpuSession {
   std::unique_ptr<gpu::ConvAlgoCache> conv_algos_;
   DeviceAllocation cublas_workspace_;
   std::unique_ptr<kernels::cuda::GemmPlanner> gemm_planner_;  // shares cublas_workspace_
+  std::unique_ptr<gpu::TuningFile> gemm_plans_;                 // the planner's persisted plans
   PinnedBuffer staging_;  // two halves, double-buffered (transfers.cpp)
   gpu::UniqueEvent staging_ready_[2];
   std::vector<gpu::UniqueEvent> event_pool_;
   gpu::UniqueEvent pending_start_;
+  double pending_exclude_ = 0.0;
   std::vector<Timing> timings_;
   bool timing_ = false;
 };

@@ -32,6 +32,12 @@ std::string format_gpu_stats(const GpuStats& s, int top_ops) {
      << s.sparse_to_dense_n << " / " << s.dense_to_sparse_n << ".\n";
   os << "GPU mem tx bytes (toDev / fromDev / evict):\t" << s.to_dev_bytes << " / "
      << s.from_dev_bytes << " / " << s.evict_bytes << ".\n";
+  // dmlrt's own line: time spent timing candidates, not computing (already inside the heavy
+  // hitters' times of the instructions that asked), and how much the tuning cache saved.
+  os << "GPU autotuning time (conv find / gemm plans):\t" << s.tune_conv.seconds << " / "
+     << s.tune_gemm.seconds << " sec, shapes timed " << s.tune_conv.timed << " / "
+     << s.tune_gemm.timed << ", from the tuning cache " << s.tune_conv.from_file << " / "
+     << s.tune_gemm.from_file << ".\n";
   // dmlrt's own lines (Note [Transfers by instruction]): one per instruction, most bytes first.
   std::vector<std::pair<std::string, GpuStats::OpTransfers>> rows(s.by_op.begin(), s.by_op.end());
   auto total = [](const GpuStats::OpTransfers& t) { return t.to_dev_bytes + t.from_dev_bytes; };

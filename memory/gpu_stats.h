@@ -7,6 +7,8 @@
 #include <map>
 #include <string>
 
+#include "gpu_context/tuning_file.h"
+
 namespace dmlrt::mem {
 
 struct GpuStats {
@@ -34,6 +36,10 @@ struct GpuStats {
 
   // Block cache: cached blocks released with cudaFree to make room.
   int64_t cache_release_n = 0;
+
+  // Autotuning (Note [Tuning cache files]): cuDNN algorithm finds and small-GEMM plan timings.
+  // Their seconds are also inside the time of the instruction that triggered them.
+  gpu::TuningStats tune_conv, tune_gemm;
 
   // Transfers by the instruction that caused them (Note [Transfers by instruction]).
   struct OpTransfers {

@@ -410,6 +410,8 @@ bool apply_config_key(RuntimeConfig& config, const std::string& key, const std::
   } else if (key == "dmlrt.gpu.cudnn.cache.dir") {
     DMLRT_REQUIRE(!value.empty(), ParseError, key << ": expected a directory name or none, got ''");
     config.cudnn_cache_dir = value;
+  } else if (key == "dmlrt.gpu.gemm.plans.persist") {
+    config.persist_gemm_plans = parse_bool(key, value);
   } else if (key == "dmlrt.gpu.cudnn.fp32.tolerance") {
     config.fp32_conv_tolerance = parse_tolerance(key, value);
   } else if (key == "dmlrt.gpu.dnn.budget") {

@@ -76,6 +76,7 @@ class Interpreter final : public inst::Services {
   std::ostream* out_;
   Statistics* stats_;
   inst::RunOptions options_;
+  double read_seconds_ = 0.0;  // time in read_matrix so far (Note [Read time])
   int call_depth_ = 0;
   int nesting_depth_ = 0;                  // blocks and calls entered and not yet left
   const std::string* function_ = nullptr;  // the function running now; null in the main program

@@ -28,6 +28,11 @@ void Statistics::print(std::ostream& os, int top_n) const {
   os << "Total elapsed time:\t\t" << (parse_seconds_ + execute_seconds_) << " sec.\n";
   os << "Total compilation time:\t\t" << parse_seconds_ << " sec.\n";
   os << "Total execution time:\t\t" << execute_seconds_ << " sec.\n";
+  // dmlrt's line (Note [Read time]): inputs read, part of the execution time but of no
+  // instruction's.
+  if (reads_ > 0)
+    os << "Input read time:\t\t" << read_seconds_ << " sec (" << reads_
+       << (reads_ == 1 ? " input, " : " inputs, ") << read_bytes_ << " bytes).\n";
   if (gpu_ != nullptr) os << mem::format_gpu_stats(*gpu_);  // SystemDS prints it here
 
   std::vector<std::pair<std::string, Entry>> rows(entries_.begin(), entries_.end());

@@ -21,6 +21,12 @@ class Statistics {
   void add_seconds(const std::string& name, double seconds);
   // The GPU session's counters: printed as SystemDS's GPU block when set (a run with a GPU).
   void set_gpu_stats(const mem::GpuStats* gpu) { gpu_ = gpu; }
+  // One input read (Note [Read time] in interpreter.cpp): its seconds and the bytes of its file(s).
+  void add_read(double seconds, int64_t bytes) {
+    read_seconds_ += seconds;
+    read_bytes_ += bytes;
+    ++reads_;
+  }
   void set_parse_seconds(double s) { parse_seconds_ = s; }
   void set_execute_seconds(double s) { execute_seconds_ = s; }
   // sysds.stats.maxWrapLength: longer instruction names wrap onto continuation lines.
@@ -39,6 +45,8 @@ class Statistics {
   std::map<std::string, Entry> entries_;
   double parse_seconds_ = 0.0;
   double execute_seconds_ = 0.0;
+  double read_seconds_ = 0.0;
+  int64_t read_bytes_ = 0, reads_ = 0;
   int max_wrap_length_ = 30;  // SystemDS's default
   const mem::GpuStats* gpu_ = nullptr;
 };

@@ -38,6 +38,7 @@
 #include "kernels/cuda/dnn_conv_op.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -448,6 +449,15 @@ bool run_chunk(Run& run, Pass pass, const ConvDims& d, const ConvTensors& t, dou
     };
     const std::string key_text = key.to_string();
     if (std::none_of(list.begin(), list.end(), fits)) {
+      // Timed for -stats' autotuning line however it ends (an empty find is time spent too).
+      struct TuningClock {
+        gpu::ConvAlgoCache& cache;
+        std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+        ~TuningClock() {
+          cache.record_tuning(
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        }
+      } clock{run.cache};
       // Legacy algorithms and graph-API engines are timed separately; either may fail alone.
       gpu::ConvAlgoList found;
       std::string find_error;

@@ -9,12 +9,14 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <sstream>
 #include <type_traits>
 #include <unordered_map>
 #include <vector>
 
+#include "gpu_context/gemm_plan_cache.h"
 #include "gpu_context/handles.h"
 #include "gpu_context/library_check.h"
 #include "gpu_context/log.h"
@@ -72,7 +74,10 @@ struct Plan {
   UniqueLtLayout first, second, out;  // stored B, stored A, C (all column-major views)
   cublasLtMatmulAlgo_t algo{};
   size_t workspace_bytes = 0;
+  double us_per_call = 0.0;  // the chosen routine's, as timed
 };
+static_assert(sizeof(cublasLtMatmulAlgo_t) == sizeof(gpu::GemmPlanChoice::algo),
+              "cublasLtMatmulAlgo_t is persisted as its 64 bytes");
 
 using Seconds = std::chrono::duration<double>;
 
@@ -87,6 +92,16 @@ struct GemmPlanner::Impl {
   std::unordered_map<Key, Plan, KeyHash> plans;
   size_t timed_shapes = 0;
   double planning_seconds = 0.0;
+  gpu::TuningFile* file = nullptr;    // Note [Persisted GEMM plans]; null: memory only
+  gpu::TuningStats* stats = nullptr;  // -stats' autotuning counters, or null
+  std::string device;
+  size_t from_file = 0;
+
+  std::string file_key(const Key& key) const {
+    return gpu::GemmPlanKey{key.fp64, key.ta, key.tb, key.m, key.n, key.k, max_workspace_bytes,
+                            device}
+        .to_string();
+  }
 
   template <typename T>
   void lt_matmul(const Plan& p, const T* a, const T* b, T* c, const cublasLtMatmulAlgo_t& algo,
@@ -114,11 +129,11 @@ struct GemmPlanner::Impl {
     return best;
   }
 
+  // The cuBLASLt descriptors of key's product (Note [Row-major through column-major cuBLAS]).
   template <typename T>
-  Plan make_plan(const Key& key, const T* a, const T* b, T* c) {
+  void make_descriptors(const Key& key, Plan& p) {
     constexpr bool kFp64 = std::is_same_v<T, double>;
     const cudaDataType type = kFp64 ? CUDA_R_64F : CUDA_R_32F;
-    Plan p;
     const cublasComputeType_t compute = kFp64 ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F;
     p.desc = UniqueLtDesc::create(
         [&](auto* d) { DMLRT_CHECK(cublasLtMatmulDescCreate(d, compute, type)); });
@@ -136,19 +151,74 @@ struct GemmPlanner::Impl {
     p.first = key.tb ? layout(key.k, key.n) : layout(key.n, key.k);   // B stored (n, k) / (k, n)
     p.second = key.ta ? layout(key.m, key.k) : layout(key.k, key.m);  // A stored (k, m) / (m, k)
     p.out = layout(key.n, key.m);
+  }
 
+  // cuBLASLt's heuristic results for p's descriptors within the workspace cap; their count.
+  int heuristic(const Plan& p, cublasLtMatmulHeuristicResult_t (&found)[kMaxCandidates]) {
     const auto pref =
         UniqueLtPreference::create([](auto* q) { DMLRT_CHECK(cublasLtMatmulPreferenceCreate(q)); });
     const size_t max_ws = max_workspace_bytes;
     DMLRT_CHECK(cublasLtMatmulPreferenceSetAttribute(
         pref.get(), CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &max_ws, sizeof(max_ws)));
-    cublasLtMatmulHeuristicResult_t found[kMaxCandidates] = {};
     int n_found = 0;
     // No candidate (CUBLAS_STATUS_NOT_SUPPORTED) leaves cuBLAS's routine, the safe default.
     if (cublasLtMatmulAlgoGetHeuristic(lt.get(), p.desc.get(), p.first.get(), p.second.get(),
                                        p.out.get(), p.out.get(), pref.get(), kMaxCandidates, found,
                                        &n_found) != CUBLAS_STATUS_SUCCESS)
       n_found = 0;
+    return n_found;
+  }
+
+  // key's plan as the file has it, checked against this process's heuristic (Note [Persisted
+  // GEMM plans]); false when there is none that still holds.
+  template <typename T>
+  bool plan_from_file(const Key& key, Plan& p) {
+    if (file == nullptr) return false;
+    const std::string* text = file->find(file_key(key));
+    gpu::GemmPlanChoice c;
+    if (text == nullptr || !gpu::GemmPlanChoice::parse(*text, &c)) return false;
+    if (c.cublaslt) {
+      Plan q;
+      make_descriptors<T>(key, q);
+      cublasLtMatmulHeuristicResult_t found[kMaxCandidates] = {};
+      const int n_found = heuristic(q, found);
+      if (c.index >= n_found || found[c.index].state != CUBLAS_STATUS_SUCCESS ||
+          found[c.index].workspaceSize != c.workspace_bytes ||
+          c.workspace_bytes > max_workspace_bytes ||
+          std::memcmp(&found[c.index].algo, c.algo.data(), sizeof(c.algo)) != 0)
+        return false;
+      q.choice = c.index;
+      q.algo = found[c.index].algo;
+      q.workspace_bytes = c.workspace_bytes;
+      p = std::move(q);
+    } else {
+      p.choice = -1;
+    }
+    p.us_per_call = c.us_per_call;
+    p.calls = kPlanAtCall;
+    p.timed = true;
+    ++from_file;
+    if (stats != nullptr) ++stats->from_file;
+    return true;
+  }
+
+  void save_plan(const Key& key, const Plan& p) {
+    if (file == nullptr) return;
+    gpu::GemmPlanChoice c;
+    c.cublaslt = p.choice >= 0;
+    c.index = p.choice;
+    if (c.cublaslt) std::memcpy(c.algo.data(), &p.algo, sizeof(c.algo));
+    c.workspace_bytes = p.workspace_bytes;
+    c.us_per_call = p.us_per_call;
+    file->put(file_key(key), c.to_string());
+  }
+
+  template <typename T>
+  Plan make_plan(const Key& key, const T* a, const T* b, T* c) {
+    Plan p;
+    make_descriptors<T>(key, p);
+    cublasLtMatmulHeuristicResult_t found[kMaxCandidates] = {};
+    const int n_found = heuristic(p, found);
     std::vector<int> usable;
     for (int i = 0; i < n_found; ++i)
       if (found[i].state == CUBLAS_STATUS_SUCCESS && found[i].workspaceSize <= max_workspace_bytes)
@@ -178,6 +248,7 @@ struct GemmPlanner::Impl {
       p.algo = found[p.choice].algo;
       p.workspace_bytes = found[p.choice].workspaceSize;
     }
+    p.us_per_call = best;
     DMLRT_DEBUG(
         describe(key) << ": per call " << log.str() << "; picked "
                       << (p.choice < 0 ? "cublas" : "cuBLASLt #" + std::to_string(p.choice)));
@@ -202,6 +273,7 @@ struct GemmPlanner::Impl {
         return;
       }
       it = plans.emplace(key, Plan{}).first;
+      plan_from_file<T>(key, it->second);
     }
     Plan& p = it->second;
     if (!p.timed) {
@@ -212,7 +284,13 @@ struct GemmPlanner::Impl {
         p.calls = kPlanAtCall;
         p.timed = true;
         ++timed_shapes;
-        planning_seconds += Seconds(std::chrono::steady_clock::now() - t0).count();
+        const double dt = Seconds(std::chrono::steady_clock::now() - t0).count();
+        planning_seconds += dt;
+        if (stats != nullptr) {
+          stats->seconds += dt;
+          ++stats->timed;
+        }
+        save_plan(key, p);
       }
     }
     if (!p.timed || p.choice < 0) {
@@ -224,8 +302,11 @@ struct GemmPlanner::Impl {
 };
 
 GemmPlanner::GemmPlanner(cublasHandle_t cublas, cudaStream_t stream, void* workspace,
-                         size_t workspace_bytes)
+                         size_t workspace_bytes, const Persistence& persistence)
     : impl_(std::make_unique<Impl>()) {
+  impl_->file = persistence.file;
+  impl_->stats = persistence.stats;
+  impl_->device = persistence.device;
   impl_->cublas = cublas;
   impl_->stream = stream;
   impl_->workspace = workspace;
@@ -233,6 +314,10 @@ GemmPlanner::GemmPlanner(cublasHandle_t cublas, cudaStream_t stream, void* works
       workspace == nullptr ? 0 : std::min(workspace_bytes, kMaxWorkspaceBytes);
   impl_->lt = UniqueLt::create([](auto* lt) { DMLRT_CHECK(cublasLtCreate(lt)); });
 }
+
+GemmPlanner::GemmPlanner(cublasHandle_t cublas, cudaStream_t stream, void* workspace,
+                         size_t workspace_bytes)
+    : GemmPlanner(cublas, stream, workspace, workspace_bytes, Persistence{}) {}
 
 GemmPlanner::~GemmPlanner() = default;
 
@@ -247,6 +332,8 @@ void GemmPlanner::run(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t 
 }
 
 size_t GemmPlanner::planned_shapes() const { return impl_->timed_shapes; }
+
+size_t GemmPlanner::shapes_from_file() const { return impl_->from_file; }
 
 double GemmPlanner::planning_seconds() const { return impl_->planning_seconds; }
 

@@ -43,6 +43,11 @@
 
 #include "gpu_context/cuda_types.h"
 
+namespace dmlrt::gpu {
+class TuningFile;
+struct TuningStats;
+}  // namespace dmlrt::gpu
+
 namespace dmlrt::kernels::cuda {
 
 class GemmPlanner {
@@ -59,9 +64,21 @@ class GemmPlanner {
     return call >= kPlanAtCall && planning_seconds < kMaxPlanningSeconds;
   }
 
+  // Where choices persist (Note [Persisted GEMM plans] in gpu_context/gemm_plan_cache.h) and
+  // where their cost is counted for -stats; null members: neither.
+  struct Persistence {
+    gpu::TuningFile* file = nullptr;
+    gpu::TuningStats* stats = nullptr;
+    std::string device;  // name and compute capability, part of every key
+  };
+
   // `cublas` is the session's handle, bound to `stream`, and `workspace` its workspace (the
   // planner's products share it: all run in order on that one stream); the planner owns a
-  // cuBLASLt handle. Candidates use at most min(workspace_bytes, kMaxWorkspaceBytes).
+  // cuBLASLt handle. Candidates use at most min(workspace_bytes, kMaxWorkspaceBytes). A shape
+  // whose persisted plan still holds takes it at its first product, untimed.
+  GemmPlanner(cublasHandle_t cublas, cudaStream_t stream, void* workspace, size_t workspace_bytes,
+              const Persistence& persistence);
+  // Nothing persisted or counted.
   GemmPlanner(cublasHandle_t cublas, cudaStream_t stream, void* workspace, size_t workspace_bytes);
   ~GemmPlanner();
   GemmPlanner(const GemmPlanner&) = delete;
@@ -82,9 +99,10 @@ class GemmPlanner {
   void run(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const float* a,
            const float* b, float* c);
 
-  // Shapes timed so far, the seconds that took, and the choice for one ("cublas", "cublasLt #i",
-  // or "" when not timed).
+  // Shapes timed so far, shapes whose plan came from the file, the seconds timing took, and the
+  // choice for one ("cublas", "cublasLt #i", or "" when it has none yet).
   size_t planned_shapes() const;
+  size_t shapes_from_file() const;
   double planning_seconds() const;
   std::string choice(bool fp64, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k) const;
 

@@ -65,6 +65,9 @@ struct GpuEnv {
     o.dtype = dtype;
     o.budget_bytes = budget_bytes;
     o.policy = policy;
+    // Each test's planner starts fresh: plans another test (or run) persisted would skip the
+    // timing the planner tests watch. The persistence test turns it back on in a folder of its own.
+    o.persist_gemm_plans = false;
     return o;
   }
   ~GpuEnv() { ec.reset(); }  // matrix objects go before the session

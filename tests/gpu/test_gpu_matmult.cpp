@@ -7,6 +7,9 @@
 #include <cmath>
 #include <tuple>
 
+#include "common/test_files.h"
+#include "gpu_context/gemm_plan_cache.h"
+#include "gpu_context/tuning_file.h"
 #include "gpu_env.h"
 #include "kernels/cpu/matmult.h"
 #include "kernels/cuda/gemm_planner.h"
@@ -107,6 +110,83 @@ TEST_CASE("gpu ba+* small dense products run through timed plans, kept per shape
       check_case(env, dt, 1024, 512, 1024, dense, dense, false, false, seed + 5);
     REQUIRE(planner.planned_shapes() == planned);
     REQUIRE(planner.planning_seconds() < kernels::cuda::GemmPlanner::kMaxPlanningSeconds);
+  }
+}
+
+// Note [Persisted GEMM plans]: a plan timed by one session is taken, untimed, by the next one
+// at the shape's first product; an entry that does not hold is timed again and replaced; with
+// dmlrt.gpu.gemm.plans.persist off nothing is read or written.
+TEST_CASE("gpu ba+* plans persist: a later session takes them at the first product",
+          "[gpu][cublas][tuning]") {
+  const Format& dense = formats().front();
+  test::ScratchDir dir("gemm_plans");
+  const std::string file = (dir.path / dmlrt::gpu::kGemmPlanFileName).string();
+  for (mem::DType dt : {mem::DType::kFloat64, mem::DType::kFloat32}) {
+    INFO(prec_name(dt));
+    const bool fp64 = dt == mem::DType::kFloat64;
+    mem::GpuSessionOptions o = GpuEnv::options(dt);
+    o.cudnn_cache_dir = dir.path.string();
+    o.persist_gemm_plans = true;
+    std::string choice;
+    {
+      GpuEnv first(o);
+      for (int call = 1; call <= kernels::cuda::GemmPlanner::kPlanAtCall; ++call)
+        check_case(first, dt, 64, 512, 10, dense, dense, false, true, 40 + call);
+      REQUIRE(first.gpu->gemm_planner().planned_shapes() == 1);
+      choice = first.gpu->gemm_planner().choice(fp64, false, true, 64, 10, 512);
+      CHECK(first.gpu->stats().tune_gemm.timed == 1);
+      CHECK(first.gpu->stats().tune_gemm.seconds > 0);
+    }
+    REQUIRE(std::filesystem::exists(file));
+    {
+      GpuEnv second(o);
+      check_case(second, dt, 64, 512, 10, dense, dense, false, true, 50);
+      kernels::cuda::GemmPlanner& p = second.gpu->gemm_planner();
+      CHECK(p.planned_shapes() == 0);
+      CHECK(p.shapes_from_file() == 1);
+      CHECK(p.choice(fp64, false, true, 64, 10, 512) == choice);
+      CHECK(second.gpu->stats().tune_gemm.from_file == 1);
+      CHECK(second.gpu->stats().tune_gemm.timed == 0);
+    }
+    {
+      // Every entry's value replaced by a cuBLASLt choice no heuristic returns (index 7, zero
+      // bytes): none holds, so the shape is timed again at its third product and rewritten.
+      dmlrt::gpu::TuningEntries entries;
+      std::string why;
+      const std::string text = test::read_all(file);
+      const dmlrt::gpu::TuningFileFormat fmt = [&] {
+        dmlrt::gpu::TuningFileFormat x = dmlrt::gpu::gemm_plan_file_format(0);
+        x.library_version = std::stoll(text.substr(text.find("cublaslt=") + 9));
+        return x;
+      }();
+      REQUIRE(dmlrt::gpu::parse_tuning_file(text, fmt, &entries, &why));
+      dmlrt::gpu::GemmPlanChoice bogus;
+      bogus.cublaslt = true;
+      bogus.index = 7;
+      for (auto& [key, value] : entries) value = bogus.to_string();
+      test::write_file(file, dmlrt::gpu::serialize_tuning_file(fmt, entries));
+      GpuEnv third(o);
+      check_case(third, dt, 64, 512, 10, dense, dense, false, true, 60);
+      kernels::cuda::GemmPlanner& p = third.gpu->gemm_planner();
+      CHECK(p.shapes_from_file() == 0);
+      CHECK(p.choice(fp64, false, true, 64, 10, 512).empty());
+      for (int call = 2; call <= kernels::cuda::GemmPlanner::kPlanAtCall; ++call)
+        check_case(third, dt, 64, 512, 10, dense, dense, false, true, 60 + call);
+      CHECK(p.planned_shapes() == 1);
+    }
+    {
+      GpuEnv fourth(o);
+      check_case(fourth, dt, 64, 512, 10, dense, dense, false, true, 70);
+      CHECK(fourth.gpu->gemm_planner().shapes_from_file() == 1);  // the rewritten entry holds
+    }
+    {
+      mem::GpuSessionOptions off = o;
+      off.persist_gemm_plans = false;
+      GpuEnv fifth(off);
+      check_case(fifth, dt, 64, 512, 10, dense, dense, false, true, 80);
+      CHECK(fifth.gpu->gemm_planner().shapes_from_file() == 0);
+      CHECK(fifth.gpu->gemm_planner().choice(fp64, false, true, 64, 10, 512).empty());
+    }
   }
 }
 

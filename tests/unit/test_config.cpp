@@ -205,6 +205,7 @@ TEST_CASE("config: the dmlrt cuDNN and DNN budget keys", "[config][dnn]") {
   CHECK_FALSE(d.allow_tf32);
   CHECK(d.cudnn_graph);  // graph engines join the timed candidates unless switched off
   CHECK(d.cudnn_cache_dir.empty());
+  CHECK(d.persist_gemm_plans);
   CHECK(d.dnn_budget_bytes == -1);
   CHECK(d.fp32_conv_tolerance == 1e-4);
 
@@ -214,6 +215,7 @@ TEST_CASE("config: the dmlrt cuDNN and DNN budget keys", "[config][dnn]") {
       "<dmlrt.gpu.allow.tf32>TRUE</dmlrt.gpu.allow.tf32>\n"
       "<dmlrt.gpu.cudnn.graph>false</dmlrt.gpu.cudnn.graph>\n"
       "<dmlrt.gpu.cudnn.cache.dir>/tmp/algos</dmlrt.gpu.cudnn.cache.dir>\n"
+      "<dmlrt.gpu.gemm.plans.persist>false</dmlrt.gpu.gemm.plans.persist>\n"
       "<dmlrt.gpu.dnn.budget>512M</dmlrt.gpu.dnn.budget>\n"
       "<dmlrt.gpu.cudnn.fp32.tolerance>2.5e-3</dmlrt.gpu.cudnn.fp32.tolerance>\n",
       &messages);
@@ -223,6 +225,7 @@ TEST_CASE("config: the dmlrt cuDNN and DNN budget keys", "[config][dnn]") {
   CHECK(c.allow_tf32);
   CHECK_FALSE(c.cudnn_graph);
   CHECK(c.cudnn_cache_dir == "/tmp/algos");
+  CHECK_FALSE(c.persist_gemm_plans);
   CHECK(c.dnn_budget_bytes == 512LL << 20);
   CHECK(c.fp32_conv_tolerance == 2.5e-3);
   for (const char* off : {"off", "OFF", "Off"})
@@ -258,6 +261,7 @@ TEST_CASE("config: bad values of the dmlrt cuDNN keys name file, line and key", 
       {"dmlrt.gpu.cudnn.fp32.tolerance", "",
        "expected a positive number such as 1e-4, or off, got ''"},
       {"dmlrt.gpu.cudnn.cache.dir", "", "expected a directory name or none, got ''"},
+      {"dmlrt.gpu.gemm.plans.persist", "sometimes", "expected true or false, got 'sometimes'"},
       {"dmlrt.gpu.dnn.budget", "0", std::string(budget_msg) + "0'"},
       {"dmlrt.gpu.dnn.budget", "-1", std::string(budget_msg) + "-1'"},
       {"dmlrt.gpu.dnn.budget", "12X", std::string(budget_msg) + "12X'"},

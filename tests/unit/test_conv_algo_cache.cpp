@@ -166,7 +166,7 @@ TEST_CASE("conv algo cache file: a format-1 file (legacy algorithms only) is sta
           "[conv_cache]") {
   const std::string body =
       "dmlrt-conv-algo-cache 1 cudnn=91900\n" + lenet_key().to_string() + "\tL:1:0:0:0.01\n";
-  const std::string text = body + "checksum " + conv_algo_checksum(body) + "\n";
+  const std::string text = body + "checksum " + tuning_checksum(body) + "\n";
   ConvAlgoMap back;
   std::string why;
   CHECK_FALSE(parse_conv_algo_cache(text, kVersion, &back, &why));
@@ -226,7 +226,7 @@ TEST_CASE("conv algo cache file: truncated, corrupt and stale texts are rejected
   // A valid checksum over a malformed line is still corrupt.
   std::string body = "dmlrt-conv-algo-cache " + std::to_string(kConvAlgoCacheFormat) +
                      " cudnn=91900\nkey-without-tab\n";
-  std::string forged = body + "checksum " + conv_algo_checksum(body) + "\n";
+  std::string forged = body + "checksum " + tuning_checksum(body) + "\n";
   CHECK_FALSE(parse_conv_algo_cache(forged, kVersion, &back, &why));
   CHECK(why.find("corrupt") != std::string::npos);
   // Stale: another cuDNN, another format.
@@ -234,7 +234,7 @@ TEST_CASE("conv algo cache file: truncated, corrupt and stale texts are rejected
   CHECK(why.find("stale") != std::string::npos);
   CHECK(why.find("91900") != std::string::npos);
   body = "dmlrt-conv-algo-cache 0 cudnn=91900\n";
-  forged = body + "checksum " + conv_algo_checksum(body) + "\n";
+  forged = body + "checksum " + tuning_checksum(body) + "\n";
   CHECK_FALSE(parse_conv_algo_cache(forged, kVersion, &back, &why));
   CHECK(why.find("stale (format version 0") != std::string::npos);
 }

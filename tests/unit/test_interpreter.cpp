@@ -3,6 +3,11 @@
 // statistics and the location prefix of errors. The plans use only variable and control
 // instructions, so loops count with boolean shift registers instead of arithmetic.
 #include <catch2/catch.hpp>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
 #include <sstream>
 
 #include "common/test_paths.h"
@@ -435,4 +440,38 @@ PROGRAM ( size CP/MR = 32/0 )
   CHECK(r.run() == "33\n3628800\n");
   CHECK(r.stats.entries().at("fact").count == 10);
   CHECK(r.ec.names().empty());  // every variable was removed by the plan's rmvars
+}
+
+// Note [Read time]: an input read when an instruction first needs it is -stats' "Input read time"
+// line, with its bytes, and not part of that instruction's time.
+TEST_CASE("interpreter: a lazy read is counted on its own line, not in the instruction's time",
+          "[interpreter][stats]") {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("dmlrt_read_time_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::filesystem::path csv = dir / "x.csv";
+  {
+    std::ofstream f(csv);
+    for (int r = 0; r < 20000; ++r) f << r << "," << r * 0.5 << "," << -r << "\n";
+  }
+  const auto bytes = std::filesystem::file_size(csv);
+  PlanRun run(kHead + "----GENERIC (lines 1-2) [recompile=false]\n"
+                      "------CP°createvar°X°" + csv.string() +
+              "°false°MATRIX°csv°20000°3°-1°-1°copy\n"
+              "------CP°uak+°X·MATRIX·FP64°s·SCALAR·FP64°1\n"
+              "------CP°print°s·SCALAR·FP64°_Vp·SCALAR·STRING°2\n");
+  CHECK(run.run() == "9.9995E7\n");  // half the sum of 0..19999
+  std::ostringstream os;
+  run.stats.print(os, 10);
+  CHECK_THAT(os.str(), Contains("Input read time:\t\t"));
+  CHECK_THAT(os.str(), Contains(" sec (1 input, " + std::to_string(bytes) + " bytes).\n"));
+  // The sum of 60000 numbers takes microseconds; parsing 400 KB of CSV takes far longer. The
+  // instruction's time leaves the parse out: below the read's own time.
+  const auto& e = run.stats.entries().at("uak+");
+  CHECK(e.count == 1);
+  std::smatch m;
+  const std::string text = os.str();
+  REQUIRE(std::regex_search(text, m, std::regex(R"(Input read time:\s+(\d+\.\d+) sec)")));
+  CHECK(e.seconds <= std::stod(m[1]) + 1e-3);
+  std::filesystem::remove_all(dir);
 }

@@ -244,6 +244,16 @@ TEST_CASE("the -stats GPU block uses SystemDS's labels", "[memory][stats]") {
                       "GPU conversion count (sparseConv / sp2dense / dense2sp):\t0 / 0 / 0.\n"));
 }
 
+TEST_CASE("the -stats GPU block says what autotuning cost and what the tuning cache saved",
+          "[memory][stats][tuning]") {
+  GpuStats s;
+  s.tune_conv = {0.8125, 12, 3};
+  s.tune_gemm = {0.0625, 4, 9};
+  CHECK_THAT(dmlrt::mem::format_gpu_stats(s),
+             Catch::Contains("GPU autotuning time (conv find / gemm plans):\t0.812 / 0.062 sec, "
+                             "shapes timed 12 / 4, from the tuning cache 3 / 9.\n"));
+}
+
 TEST_CASE("the -stats GPU block lists the transfers by instruction, most bytes first",
           "[memory][stats]") {
   GpuStats s;
