@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,7 +32,9 @@ std::string_view trim(std::string_view s);  // spaces, tabs, \r at both ends
 // lack its '\n' (a buffer ending in '\n' has no empty last line).
 class LineReader {
  public:
-  explicit LineReader(std::string_view data) : data_(data) {}
+  // `first_line`: the file's number for the first line of `data` (a chunk of the file).
+  explicit LineReader(std::string_view data, int64_t first_line = 1)
+      : data_(data), line_no_(first_line - 1) {}
   bool next(std::string_view& line);
   int64_t line_no() const { return line_no_; }  // 1-based number of the line last returned
   std::string_view rest() const { return data_.substr(pos_); }  // after the line last returned
@@ -39,8 +42,33 @@ class LineReader {
  private:
   std::string_view data_;
   size_t pos_ = 0;
-  int64_t line_no_ = 0;
+  int64_t line_no_;
 };
+
+// ---- Parallel parsing of line formats (see Note [Parallel text parsing] in io_util.cpp) ----
+
+// A run of whole lines of a file.
+struct LineChunk {
+  std::string_view text;
+  int64_t first_line = 1;  // the file's 1-based number of its first line
+  int64_t lines = 0;       // how many lines it holds (LineReader's count)
+};
+
+// Cuts `data`, whose first line is line `first_line` of the file, into chunks of about
+// parse_chunk_bytes() bytes that end at line ends, and numbers their lines (one parallel pass).
+// The cut depends on the bytes and the chunk size only, never on the thread count.
+std::vector<LineChunk> split_line_chunks(std::string_view data, int64_t first_line);
+
+// The chunk size of split_line_chunks; files shorter than it are parsed as one chunk on the
+// calling thread. set_parse_chunk_bytes(0) restores the default (tests set tiny chunks to run the
+// parallel path on small files). Not to be changed while a read runs.
+size_t parse_chunk_bytes();
+void set_parse_chunk_bytes(size_t bytes);
+
+// Runs fn(k) for chunks k = 0..n-1 on the CPU pool. If some throw, rethrows the exception of the
+// lowest k, the one a parse from the top would have hit first; chunks after a failed one may be
+// skipped.
+void for_each_chunk(size_t n, const std::function<void(size_t k)>& fn);
 
 // Splits on runs of spaces and tabs into at most `max` tokens; returns how many there were
 // (which may exceed max: the extra ones are not stored).
@@ -51,15 +79,32 @@ size_t split_blanks(std::string_view line, std::string_view* tokens, size_t max)
 void check_alloc(double bytes, const ReadLimits& limits, const std::string& name,
                  const std::string& what);
 
-// Coordinates (0-based, in range) -> a block in the format SystemDS would pick. Duplicate
-// coordinates are summed (see Note [Duplicate coordinates] in text_io.cpp).
+// Coordinates (0-based, in range) in file order, as one chunk of a file yields them.
+struct Triplets {
+  std::vector<int64_t> r;
+  std::vector<int32_t> c;
+  std::vector<double> v;
+  void add(int64_t row, int64_t col, double val) {
+    r.push_back(row);
+    c.push_back(static_cast<int32_t>(col));
+    v.push_back(val);
+  }
+  size_t size() const { return v.size(); }
+  void reserve(size_t n) {
+    r.reserve(n);
+    c.reserve(n);
+    v.reserve(n);
+  }
+};
+
+// Coordinates -> a block in the format SystemDS would pick. Duplicate coordinates are summed in
+// file order (see Note [Duplicate coordinates] in text_io.cpp), so parts must be appended in the
+// order their chunks appear in the file.
 class CoordinateBuilder {
  public:
   CoordinateBuilder(int64_t rows, int64_t cols, const std::string& name, const ReadLimits& limits);
-  void add(int64_t r, int64_t c, double v) {
-    r_.push_back(r);
-    c_.push_back(static_cast<int32_t>(c));
-    v_.push_back(v);
+  void append(Triplets&& part) {
+    if (part.size()) parts_.push_back(std::move(part));
   }
   kernels::MatrixBlock build();
 
@@ -67,9 +112,7 @@ class CoordinateBuilder {
   int64_t rows_, cols_;
   std::string name_;
   ReadLimits limits_;
-  std::vector<int64_t> r_;
-  std::vector<int32_t> c_;
-  std::vector<double> v_;
+  std::vector<Triplets> parts_;
 };
 
 // Format readers over the whole file content. `rows`/`cols` are what createvar or the .mtd
@@ -81,6 +124,11 @@ kernels::MatrixBlock read_text_cell(std::string_view data, const std::string& na
 kernels::MatrixBlock read_matrix_market(std::string_view data, const std::string& name,
                                         const ReadLimits& limits);
 kernels::MatrixBlock read_npy(std::string_view data, const std::string& name);
+// SystemDS's binary block format (binary_io.cpp): `data` is one SequenceFile or a folder's part
+// files concatenated; `blen` is the block size (<= 0: taken from the blocks).
+kernels::MatrixBlock read_binary_block(std::string_view data, const std::string& name,
+                                       int64_t rows, int64_t cols, int64_t blen,
+                                       const ReadLimits& limits);
 
 // Buffered output to a FILE (or, with a null FILE, to `text()` only).
 class Output {

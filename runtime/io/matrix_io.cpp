@@ -12,6 +12,8 @@
 #include <stdexcept>
 #include <system_error>
 
+#include <nlohmann/json.hpp>
+
 #include "gpu_context/error.h"
 #include "runtime/io/io_detail.h"
 #include "runtime/io/mtd.h"
@@ -34,10 +36,19 @@ const char* file_kind(fs::file_type t) {
 std::string read_regular_file(const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
   DMLRT_REQUIRE(f != nullptr, IoError, path << ": cannot open: " << std::strerror(errno));
+  // Read straight into a buffer of the file's size (a file that grows meanwhile is read to its
+  // end all the same); 64 KiB appends re-copy a 100 MB file several times.
   std::string out;
-  char buf[1 << 16];
+  std::error_code ec;
+  const auto size = fs::file_size(path, ec);
+  size_t len = 0;
+  out.resize(ec ? size_t{1} << 16 : static_cast<size_t>(size) + 1);
   size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
+  while ((n = std::fread(&out[len], 1, out.size() - len, f)) > 0) {
+    len += n;
+    if (len == out.size()) out.resize(out.size() * 2);
+  }
+  out.resize(len);
   const bool bad = std::ferror(f) != 0;
   const int err = errno;
   std::fclose(f);
@@ -69,6 +80,22 @@ std::string read_file_bytes(const std::string& path) {
   std::string out;
   for (const auto& p : parts) out += read_regular_file(p);
   return out;
+}
+
+// The block size of a binary matrix's .mtd ("blocksize", or SystemDS 3.4's "rows_in_block"), else
+// `fallback` (createvar's). Parsed apart from parse_mtd: only the binary reader needs it.
+int64_t mtd_blocksize(const std::string& text, int64_t fallback) {
+  const auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return fallback;  // parse_mtd has already reported a bad .mtd
+  for (const char* key : {"blocksize", "rows_in_block"}) {
+    const auto it = j.find(key);
+    if (it == j.end()) continue;
+    int64_t v = -1;
+    if (it->is_number_integer()) v = it->get<int64_t>();
+    else if (it->is_string() && !detail::parse_int64(it->get<std::string>(), v)) v = -1;
+    if (v > 0) return v;
+  }
+  return fallback;
 }
 
 std::string extension_format(const std::string& name) {
@@ -155,9 +182,6 @@ kernels::MatrixBlock read_matrix_from_string(std::string_view data, const std::s
   DMLRT_REQUIRE(format != "unknown", IoError,
                 name << ": unknown file format: give it in the plan (createvar/read format=...) "
                         "or in a .mtd file");
-  DMLRT_REQUIRE(format != "binary", IoError,
-                name << ": SystemDS's binary block format is not supported; write the matrix "
-                        "from SystemDS with format=\"csv\", \"text\" or \"mm\"");
 
   // Declared dims: createvar's, then the .mtd's; they must agree.
   int64_t rows = meta.rows, cols = meta.cols;
@@ -179,9 +203,14 @@ kernels::MatrixBlock read_matrix_from_string(std::string_view data, const std::s
     else if (format == "text") b = detail::read_text_cell(data, name, rows, cols, limits);
     else if (format == "mm") b = detail::read_matrix_market(data, name, limits);
     else if (format == "npy") b = detail::read_npy(data, name);
+    else if (format == "binary")
+      b = detail::read_binary_block(data, name, rows, cols,
+                                    mtd_text ? mtd_blocksize(*mtd_text, meta.blen) : meta.blen,
+                                    limits);
     else
       DMLRT_FAIL(IoError, name << ": format '" << fmt.format
-                               << "' is not supported (dmlrt reads csv, text, mm and npy)");
+                               << "' is not supported (dmlrt reads csv, text, mm, npy and "
+                                  "SystemDS's binary)");
   } catch (const std::bad_alloc&) {
     DMLRT_FAIL(OutOfMemory, name << ": not enough host memory to read the matrix");
   } catch (const std::length_error&) {

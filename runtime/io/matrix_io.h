@@ -1,6 +1,7 @@
 // Matrix and scalar file I/O: CSV, text (ijv), Matrix Market and NumPy .npy, with SystemDS's .mtd
-// metadata files. Writes go to temporaries in the target folder, published as one pair under a
-// folder lock (safe_write.h); they never remove or replace what dmlrt did not create.
+// metadata files; SystemDS's binary block format is read too. Writes go to temporaries in the
+// target folder, published as one pair under a folder lock (safe_write.h); they never remove or
+// replace what dmlrt did not create.
 #pragma once
 
 #include <cstdint>
@@ -18,7 +19,8 @@ namespace dmlrt::io {
 // Throws IoError naming the file, line and problem for missing, unreadable or malformed files.
 //
 // The format is fmt.format unless that is "unknown"/"": then the .mtd's, else the extension's
-// (.csv .mtx .mm .npy). SystemDS's "binary" block format is refused (write csv/text/mm instead).
+// (.csv .mtx .mm .npy). SystemDS's "binary" block format (uncompressed Hadoop SequenceFiles of
+// matrix blocks, block size from the .mtd, else createvar's) is read; see binary_io.cpp.
 // A folder (SystemDS's multi-part output) is read as its part files concatenated in name order.
 // The file and its .mtd are read under a shared lock of their folder, so they come from one write.
 // The result is in the format SystemDS would pick (MatrixBlock::examine_format).

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <exception>
 #include <limits>
 
 #include "gpu_context/error.h"
@@ -47,13 +48,12 @@ int64_t checked_cells(int64_t rows, int64_t cols) {
 
 }  // namespace
 
-kernels::MatrixBlock read_text_cell(std::string_view data, const std::string& name, int64_t rows,
-                                    int64_t cols, const ReadLimits& limits) {
-  DMLRT_REQUIRE(rows >= 0 && cols >= 0, IoError,
-                name << ": the text (ijv) format needs the matrix dimensions, and neither the "
-                        "plan (createvar) nor a .mtd file gives them");
-  CoordinateBuilder builder(rows, cols, name, limits);
-  LineReader lines(data);
+namespace {
+
+// The entry lines of one chunk of a text (ijv) file.
+void parse_ijv_chunk(const LineChunk& chunk, int64_t rows, int64_t cols, const std::string& name,
+                     Triplets& out) {
+  LineReader lines(chunk.text, chunk.first_line);
   std::string_view line;
   std::string_view tok[3];
   while (lines.next(line)) {
@@ -71,8 +71,153 @@ kernels::MatrixBlock read_text_cell(std::string_view data, const std::string& na
                   name << ":" << lines.line_no() << ": cell (" << i << "," << j
                        << ") is outside the " << kernels::dims_string(rows, cols)
                        << " matrix (indices are 1-based)");
-    builder.add(i - 1, j - 1, v);
+    out.add(i - 1, j - 1, v);
   }
+}
+
+// At most one entry a line, and an entry line ("1 1\n") has at least 4 bytes: what a chunk's
+// lists are reserved for (a file of blank lines does not reserve an entry per line).
+size_t entry_bound(const LineChunk& chunk) {
+  return std::min(static_cast<size_t>(chunk.lines), chunk.text.size() / 4 + 1);
+}
+
+// What the entry lines of one Matrix Market coordinate file are checked against.
+struct MmCoordinate {
+  const std::string* name;
+  int64_t rows, cols, nnz, size_line;
+  bool pattern, sym, skew;
+  std::string symmetry;
+};
+
+// Parses entry lines until `lines` ends or one is bad. `count` (in: entries before these lines;
+// out: after them, also when this throws) is checked against `limit`: the declared nnz, or
+// kNoLimit for a chunk parsed before the entries ahead of it are known.
+// See Note [Matrix Market entry count].
+constexpr int64_t kNoLimit = std::numeric_limits<int64_t>::max();
+
+void parse_mm_entries(LineReader& lines, const MmCoordinate& m, int64_t limit, int64_t& count,
+                      Triplets& out) {
+  const std::string& name = *m.name;
+  const int64_t rows = m.rows, cols = m.cols;
+  const size_t per = m.pattern ? 2 : 3;
+  std::string_view line;
+  std::string_view tok[4];
+  while (lines.next(line)) {
+    const size_t k = split_blanks(line, tok, 4);
+    if (k == 0 || tok[0][0] == '%') continue;
+    // SystemDS writes an all-zero matrix with one extra "0 0 0" entry line.
+    if (k == 3 && count == limit && tok[0] == "0" && tok[1] == "0") continue;
+    DMLRT_REQUIRE(k == per, IoError,
+                  name << ":" << lines.line_no() << ": expected "
+                       << (m.pattern ? "'row col'" : "'row col value'") << ", found " << k
+                       << " field" << (k == 1 ? "" : "s"));
+    DMLRT_REQUIRE(count < limit, IoError,
+                  name << ":" << lines.line_no() << ": more entries than the " << m.nnz
+                       << " declared on line " << m.size_line);
+    const int64_t i = index_field(tok[0], "row index", name, lines.line_no());
+    const int64_t j = index_field(tok[1], "column index", name, lines.line_no());
+    const double v = m.pattern ? 1.0 : value_field(tok[2], name, lines.line_no());
+    DMLRT_REQUIRE(i >= 1 && i <= rows && j >= 1 && j <= cols, IoError,
+                  name << ":" << lines.line_no() << ": entry (" << i << "," << j
+                       << ") is outside the " << kernels::dims_string(rows, cols)
+                       << " matrix (indices are 1-based)");
+    DMLRT_REQUIRE(!m.skew || i != j, IoError,
+                  name << ":" << lines.line_no() << ": diagonal entry (" << i << "," << j
+                       << ") in a skew-symmetric matrix");
+    ++count;
+    out.add(i - 1, j - 1, v);
+    // Symmetric files store one triangle; the other is implied.
+    if ((m.sym || m.skew) && i != j) out.add(j - 1, i - 1, m.skew ? -v : v);
+  }
+}
+
+// Array-format values: as parse_mm_entries, with `base + out.size()` the running count.
+void parse_mm_values(LineReader& lines, const std::string& name, int64_t limit, int64_t expected,
+                     const std::string& what, int64_t base, std::vector<double>& out) {
+  std::string_view line;
+  while (lines.next(line)) {
+    std::string_view t[2];
+    const size_t k = split_blanks(line, t, 2);
+    if (k == 0 || t[0][0] == '%') continue;
+    DMLRT_REQUIRE(k == 1, IoError,
+                  name << ":" << lines.line_no() << ": expected one value, found " << k
+                       << " fields");
+    DMLRT_REQUIRE(base + static_cast<int64_t>(out.size()) < limit, IoError,
+                  name << ":" << lines.line_no() << ": more values than the " << expected
+                       << " a " << what << " array holds");
+    out.push_back(value_field(t[0], name, lines.line_no()));
+  }
+}
+
+// One chunk's result from the pass that runs before earlier chunks' counts are known.
+template <typename Part>
+struct CountedChunk {
+  Part part;
+  int64_t count = 0;         // entries (values) before the end or the bad line
+  std::exception_ptr error;  // the chunk's first bad line, read with no limit
+};
+
+// Note [Matrix Market entry count]
+// A coordinate line's meaning depends on how many entries came before it: the (nnz+1)-th is an
+// error, or skipped when it reads "0 0 0"; so does an array file's value count. Chunks are first
+// parsed in parallel with no limit, counting their entries. Walking them in order with the
+// running count, a chunk whose lines all saw fewer than nnz entries before them (count <= nnz
+// left, or < nnz before its bad line) was parsed exactly as a sequential parse would: its
+// entries are kept, or its error is the file's first. The first chunk where the limit is reached
+// and everything after it are parsed again on the calling thread with the real limit; in a
+// well-formed file that is at most one chunk of entries and then blank or comment lines.
+template <typename Part, typename ParseFn, typename KeepFn>
+void parse_counted(std::string_view data, int64_t first_line, int64_t limit, size_t per_line,
+                   ParseFn parse, KeepFn keep, int64_t& count) {
+  const std::vector<LineChunk> chunks = split_line_chunks(data, first_line);
+  std::vector<CountedChunk<Part>> res(chunks.size());
+  for_each_chunk(chunks.size(), [&](size_t k) {
+    LineReader lines(chunks[k].text, chunks[k].first_line);
+    res[k].part.reserve(entry_bound(chunks[k]) * per_line);
+    try {
+      parse(lines, kNoLimit, int64_t{0}, res[k].count, res[k].part);
+    } catch (...) {
+      // Kept, not thrown: whether it is the file's error depends on the chunks before.
+      res[k].error = std::current_exception();
+    }
+  });
+  count = 0;
+  for (size_t k = 0; k < chunks.size(); ++k) {
+    CountedChunk<Part>& c = res[k];
+    const bool exact = c.error ? count + c.count < limit : count + c.count <= limit;
+    if (!exact) {
+      const size_t from = static_cast<size_t>(chunks[k].text.data() - data.data());
+      LineReader lines(data.substr(from), chunks[k].first_line);
+      Part tail;
+      int64_t n = 0;
+      parse(lines, limit, count, n, tail);
+      keep(std::move(tail));
+      count += n;
+      return;
+    }
+    if (c.error) std::rethrow_exception(c.error);
+    keep(std::move(c.part));
+    count += c.count;
+  }
+}
+
+}  // namespace
+
+kernels::MatrixBlock read_text_cell(std::string_view data, const std::string& name, int64_t rows,
+                                    int64_t cols, const ReadLimits& limits) {
+  DMLRT_REQUIRE(rows >= 0 && cols >= 0, IoError,
+                name << ": the text (ijv) format needs the matrix dimensions, and neither the "
+                        "plan (createvar) nor a .mtd file gives them");
+  CoordinateBuilder builder(rows, cols, name, limits);
+  // Lines are independent: chunks parse in parallel and are appended in file order
+  // (see Note [Parallel text parsing] in io_util.cpp).
+  const std::vector<LineChunk> chunks = split_line_chunks(data, 1);
+  std::vector<Triplets> parts(chunks.size());
+  for_each_chunk(chunks.size(), [&](size_t k) {
+    parts[k].reserve(entry_bound(chunks[k]));
+    parse_ijv_chunk(chunks[k], rows, cols, name, parts[k]);
+  });
+  for (Triplets& p : parts) builder.append(std::move(p));
   return builder.build();
 }
 
@@ -144,35 +289,21 @@ kernels::MatrixBlock read_matrix_market(std::string_view data, const std::string
 
   if (coordinate) {
     CoordinateBuilder builder(rows, cols, name, limits);
+    const MmCoordinate m{&name, rows, cols, nnz, size_line, pattern, sym, skew, symmetry};
     int64_t count = 0;
-    const size_t per = pattern ? 2 : 3;
-    while (lines.next(line)) {
-      const size_t k = split_blanks(line, tok, 4);
-      if (k == 0 || tok[0][0] == '%') continue;
-      // SystemDS writes an all-zero matrix with one extra "0 0 0" entry line.
-      if (k == 3 && count == nnz && tok[0] == "0" && tok[1] == "0") continue;
-      DMLRT_REQUIRE(k == per, IoError,
-                    name << ":" << lines.line_no() << ": expected "
-                         << (pattern ? "'row col'" : "'row col value'") << ", found " << k
-                         << " field" << (k == 1 ? "" : "s"));
-      DMLRT_REQUIRE(count < nnz, IoError,
-                    name << ":" << lines.line_no() << ": more entries than the " << nnz
-                         << " declared on line " << size_line);
-      const int64_t i = index_field(tok[0], "row index", name, lines.line_no());
-      const int64_t j = index_field(tok[1], "column index", name, lines.line_no());
-      const double v = pattern ? 1.0 : value_field(tok[2], name, lines.line_no());
-      DMLRT_REQUIRE(i >= 1 && i <= rows && j >= 1 && j <= cols, IoError,
-                    name << ":" << lines.line_no() << ": entry (" << i << "," << j
-                         << ") is outside the " << kernels::dims_string(rows, cols)
-                         << " matrix (indices are 1-based)");
-      DMLRT_REQUIRE(!skew || i != j, IoError,
-                    name << ":" << lines.line_no() << ": diagonal entry (" << i << "," << j
-                         << ") in a skew-symmetric matrix");
-      ++count;
-      builder.add(i - 1, j - 1, v);
-      // Symmetric files store one triangle; the other is implied.
-      if ((sym || skew) && i != j) builder.add(j - 1, i - 1, skew ? -v : v);
-    }
+    parse_counted<Triplets>(
+        lines.rest(), size_line + 1, nnz, sym || skew ? 2 : 1,
+        [&](LineReader& l, int64_t limit, int64_t base, int64_t& n, Triplets& out) {
+          n = base;
+          try {
+            parse_mm_entries(l, m, limit, n, out);
+          } catch (...) {
+            n -= base;
+            throw;
+          }
+          n -= base;
+        },
+        [&](Triplets&& t) { builder.append(std::move(t)); }, count);
     DMLRT_REQUIRE(count == nnz, IoError,
                   name << ": truncated: " << nnz << " entries declared on line " << size_line
                        << ", found " << count);
@@ -188,20 +319,25 @@ kernels::MatrixBlock read_matrix_market(std::string_view data, const std::string
   const int64_t expected = sym    ? static_cast<int64_t>(r128 * (r128 + 1) / 2)
                            : skew ? static_cast<int64_t>(r128 * (r128 - 1) / 2)
                                   : rows * cols;
+  const std::string what = symmetry + " " + kernels::dims_string(rows, cols);
   std::vector<double> vals;
-  while (lines.next(line)) {
-    std::string_view t[2];
-    const size_t k = split_blanks(line, t, 2);
-    if (k == 0 || t[0][0] == '%') continue;
-    DMLRT_REQUIRE(k == 1, IoError,
-                  name << ":" << lines.line_no() << ": expected one value, found " << k
-                       << " fields");
-    DMLRT_REQUIRE(static_cast<int64_t>(vals.size()) < expected, IoError,
-                  name << ":" << lines.line_no() << ": more values than the " << expected
-                       << " a " << symmetry << " " << kernels::dims_string(rows, cols)
-                       << " array holds");
-    vals.push_back(value_field(t[0], name, lines.line_no()));
-  }
+  int64_t count = 0;
+  parse_counted<std::vector<double>>(
+      lines.rest(), size_line + 1, expected, 1,
+      [&](LineReader& l, int64_t limit, int64_t base, int64_t& n, std::vector<double>& out) {
+        try {
+          parse_mm_values(l, name, limit, expected, what, base, out);
+        } catch (...) {
+          n = static_cast<int64_t>(out.size());
+          throw;
+        }
+        n = static_cast<int64_t>(out.size());
+      },
+      [&](std::vector<double>&& v) {
+        if (vals.empty()) vals = std::move(v);
+        else vals.insert(vals.end(), v.begin(), v.end());
+      },
+      count);
   DMLRT_REQUIRE(static_cast<int64_t>(vals.size()) == expected, IoError,
                 name << ": truncated: a " << symmetry << " " << kernels::dims_string(rows, cols)
                      << " array holds " << expected << " values, found " << vals.size());
