@@ -43,8 +43,11 @@ std::string label(const char* op, int64_t r, int64_t c, const Format& f, int lev
   return os.str();
 }
 
-// Order matters: compared cell by cell with no tolerance (NaN equal to NaN).
-void check_exact(GpuEnv& env, mem::DType dt, const std::string& opcode, const std::string& what) {
+// Order matters: compared cell by cell with no tolerance (NaN equal to NaN), except the rounding
+// of a count to float in FP32 (`rtol_fp32`: the KMV estimates, which SystemDS's row/column
+// sketch can drive past 2^24, even negative).
+void check_exact(GpuEnv& env, mem::DType dt, const std::string& opcode, const std::string& what,
+                 double rtol_fp32 = 0) {
   INFO(what << " " << prec_name(dt));
   try {
     env.run("CP°" + opcode + "°A·MATRIX·FP64°R·MATRIX·FP64°8");
@@ -53,7 +56,8 @@ void check_exact(GpuEnv& env, mem::DType dt, const std::string& opcode, const st
     const MatrixBlock got = env.host("G"), want = env.host("R");
     CHECK(got.rows() == want.rows());
     CHECK(got.cols() == want.cols());
-    const auto cmp = test::compare(got, want, 0, 0);
+    const auto cmp =
+        test::compare(got, want, 0, dt == mem::DType::kFloat32 ? rtol_fp32 : 0.0);
     INFO(cmp.report);
     CHECK(cmp.ok);
   } catch (const std::exception& e) {
@@ -120,7 +124,8 @@ TEST_CASE("gpu countDistinctApprox (uacdap, uacdapr, uacdapc) matches the CPU's 
         for (int levels : {5, 300, 1 << 30}) {
           env.bind("A", distinct_block(r, c, f, levels, seed + r * 7 + c + levels, dt));
           const std::string what = label("uacdap", r, c, f, levels);
-          for (const char* op : {"uacdapr", "uacdapc"}) check_exact(env, dt, op, what + " " + op);
+          for (const char* op : {"uacdapr", "uacdapc"})
+            check_exact(env, dt, op, what + " " + op, /*rtol_fp32=*/1e-7);
           INFO(what << " " << prec_name(dt));
           try {
             env.run("CP°uacdap°A·MATRIX·FP64°R·SCALAR·INT64°8");
@@ -170,9 +175,3 @@ TEST_CASE("gpu countDistinct of a device result counts as the CPU would after a 
   }
 }
 
-TEST_CASE("countDistinctApprox has no GPU run", "[gpu][unique]") {
-  GpuEnv env;
-  env.bind("A", distinct_block(9, 9, formats()[0], 5, 1, mem::DType::kFloat64));
-  CHECK_FALSE(env.run("GPU°uacdap°A·MATRIX·FP64°s·SCALAR·INT64°8"));
-  CHECK_FALSE(env.run("GPU°uacdapr°A·MATRIX·FP64°R·MATRIX·FP64°8"));
-}
