@@ -299,17 +299,23 @@ def write_markdown(args):
               f"Command: `{args.command}`"]
     block = markdown_block(records, header, args.key, args.title, args.note or ())
     begin, end = markers(args.key)
+    write_section(args.results, begin, end, block)
+    print(block)
+
+
+def write_section(results, begin, end, block):
+    """Puts `block` (which starts with `begin` and ends with `end`) in place of the section between
+    those markers of the file `results`, or at its end when it has none."""
     text = ""
-    if os.path.exists(args.results):
-        with open(args.results) as f:
+    if os.path.exists(results):
+        with open(results) as f:
             text = f.read()
     if begin in text and end in text:
         text = text[:text.index(begin)] + block + text[text.index(end) + len(end):]
     else:
         text = text.rstrip("\n") + "\n\n" + block + "\n"
-    with open(args.results, "w") as f:
+    with open(results, "w") as f:
         f.write(text)
-    print(block)
 
 
 def main():

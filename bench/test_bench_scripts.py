@@ -466,5 +466,55 @@ Heavy hitter instructions:
         # tiny: X 2000 x 50 = 800 KB; 1% = 8 KB: castdts's 8-byte reads still do not.
         self.assertEqual(set(algo_bench.host_copies("tiny", tx)), {"mmchain"})
 
+class TimeToResultTest(unittest.TestCase):
+    """time_to_result.py: its -stats parsing and its RESULTS.md section."""
+
+    STATS = ("SystemDS Statistics:\nTotal execution time:\t\t2.000 sec.\n"
+             "Input read time:\t\t0.500 sec (3 inputs, 1000 bytes).\n"
+             "GPU autotuning time (conv find / gemm plans):\t0.060 / 0.040 sec, shapes timed "
+             "2 / 1, from the tuning cache 5 / 4.\n")
+
+    def test_parse_stats(self):
+        sys.path.insert(0, HERE)
+        import time_to_result as ttr
+        got = ttr.parse_dmlrt_stats(self.STATS)
+        self.assertEqual(got["exec_s"], 2.0)
+        self.assertEqual(got["read_s"], 0.5)
+        self.assertAlmostEqual(got["tune_s"], 0.1)
+        self.assertEqual(got["timed"], 3)
+        self.assertEqual(got["from_cache"], 9)
+        self.assertAlmostEqual(got["tuning_share"], 0.05)
+        self.assertIsNone(ttr.parse_dmlrt_stats("no stats")["exec_s"])
+
+    def test_markdown_section_replaces_itself(self):
+        sys.path.insert(0, HERE)
+        import time_to_result as ttr
+        recs = [{"case": "c", "backend": "dmlrt -gpu", "mode": m, "wall_s": w, "ok": True,
+                 "exec_s": 1.0, "read_s": 0.2, "tune_s": t, "tuning_share": t}
+                for m, w, t in [("cold", 3.0, 0.5), ("warm", 2.0, 0.01)]]
+        recs += [{"case": "c", "backend": "pytorch", "mode": m, "wall_s": 4.0, "ok": True}
+                 for m in ["cold", "warm"]]
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "R.md")
+            with open(out, "w") as f:
+                f.write("# Results\n")
+            for _ in range(2):
+                self.assertEqual(ttr.main(["markdown", self._json(d, recs),
+                                           "--results", out, "--date", "D", "--device", "H",
+                                           "--commit", "C", "--command", "X"]), 0)
+            with open(out) as f:
+                text = f.read()
+        self.assertEqual(text.count(ttr.BEGIN), 1)
+        self.assertIn("| c | dmlrt -gpu | 3.000 s | 2.000 s | 1.000 s | 0.200 s | 0.010 s (1.0%) | "
+                      "0.500 s | 0.50x |", text)
+
+    @staticmethod
+    def _json(d, recs):
+        p = os.path.join(d, "r.json")
+        with open(p, "w") as f:
+            json.dump(recs, f)
+        return p
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -6,6 +6,8 @@ against PyTorch doing the same work from a fresh `python3` process: import torch
 CSV files, cudnn.benchmark on, train / solve, write the same outputs.
 
     python3 bench/time_to_result.py run --dmlrt build-gpu/carry/dmlrt --out ttr.json
+    python3 bench/time_to_result.py markdown ttr.json --date ... --device ... --commit ... \
+        --command ...          (the section of bench/RESULTS.md)
 
 Each row is the wall time of the whole process (start to exit) and, for dmlrt, the -stats lines
 that split it: execution, input reading (Note [Read time]) and autotuning (the GPU block's
@@ -193,6 +195,51 @@ def run_case(name, args, records):
         shutil.rmtree(scratch, ignore_errors=True)
 
 
+BEGIN, END = "<!-- time-to-result:begin -->", "<!-- time-to-result:end -->"
+
+
+def markdown_block(records, header):
+    by = {}
+    for r in records:
+        by.setdefault((r["case"], r["backend"]), {})[r["mode"]] = r
+
+    def sec(r, key):
+        v = r.get(key) if r else None
+        return f"{v:.3f} s" if isinstance(v, (int, float)) else "—"
+
+    lines = [BEGIN, "## Time to result from a fresh process (issue #22)", ""]
+    lines += [f"- {h}" for h in header] + [""]
+    lines += ["Wall time of the whole process (start to exit; dmlrt: `-f plan -gpu force -stats`, "
+              "PyTorch: `python3` importing torch, reading the same CSV files with pandas or "
+              "numpy, cudnn.benchmark on, the same steps, the same outputs written). Cold: dmlrt's "
+              "tuning cache empty (XDG_CACHE_HOME fresh); warm: the second run, which finds the "
+              "cuDNN algorithms and GEMM plans the first one persisted. dmlrt's execution, input "
+              "read and autotuning times are its -stats lines; the tuning share is autotuning / "
+              "execution (target <= 5% warm). Written by `bench/time_to_result.py markdown`.", ""]
+    lines.append("| case | backend | cold | warm | warm execution | warm read | warm autotuning "
+                 "(share) | cold autotuning | warm / pytorch warm |")
+    lines.append("|---|---|---|---|---|---|---|---|---|")
+    for (case, backend), m in sorted(by.items()):
+        cold, warm = m.get("cold"), m.get("warm")
+        torch_warm = by.get((case, "pytorch"), {}).get("warm")
+        ratio = "—"
+        if warm and torch_warm and warm.get("ok") and torch_warm.get("ok"):
+            ratio = f"{warm['wall_s'] / torch_warm['wall_s']:.2f}x"
+        share = warm.get("tuning_share") if warm else None
+        tune = (sec(warm, "tune_s") + (f" ({100 * share:.1f}%)" if share is not None else "")
+                if backend != "pytorch" else "—")
+        lines.append(f"| {case} | {backend} | {sec(cold, 'wall_s')} | {sec(warm, 'wall_s')} | "
+                     f"{sec(warm, 'exec_s') if backend != 'pytorch' else '—'} | "
+                     f"{sec(warm, 'read_s')} | {tune} | "
+                     f"{sec(cold, 'tune_s') if backend != 'pytorch' else '—'} | "
+                     f"{ratio if backend != 'pytorch' else '—'} |")
+    failed = [f"{r['case']} {r['backend']} {r['mode']}" for r in records if not r.get("ok")]
+    if failed:
+        lines += ["", "Failed runs: " + ", ".join(failed) + "."]
+    lines.append(END)
+    return "\n".join(lines)
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -204,7 +251,25 @@ def main(argv):
     for name in ["torch-lenet", "torch-lmcg"]:
         s = sub.add_parser(name)
         s.add_argument("--dir", required=True)
+    m = sub.add_parser("markdown")
+    m.add_argument("inputs", nargs="+")
+    m.add_argument("--results", default=os.path.join(HERE, "RESULTS.md"))
+    for key in ["date", "device", "commit", "command"]:
+        m.add_argument("--" + key, required=True)
     a = ap.parse_args(argv)
+    if a.cmd == "markdown":
+        records = []
+        for path in a.inputs:
+            with open(path) as f:
+                records += json.load(f)
+        header = [f"Date: {a.date}", f"Device: {a.device}", f"Commit: {a.commit}",
+                  f"Command: `{a.command}`"]
+        block = markdown_block(records, header)
+        sys.path.insert(0, HERE)
+        from algo_bench import write_section
+        write_section(a.results, BEGIN, END, block)
+        print(block)
+        return 0
     if a.cmd == "torch-lenet":
         print(json.dumps(torch_lenet(a.dir, 20, 64)))
         return 0
