@@ -75,7 +75,8 @@ void launch_onehot_fill(const T* v, const T* w, const OneHotArgs& args, const in
 // ([0]) and the largest id ([1]); the caller reads them back (errors, and k = max id when ngroups
 // is not given); (2) grouped_sums adds w * x and w of every cell of a row with id <= k into
 // (k, n) double sums (atomicAdd: the order of the additions varies, see Note [GPU ctable
-// summation order] in ctable.h; double accumulators also for FP32 data); (3) grouped_finish
+// summation order] in ctable.h; double accumulators also for FP32 data; with k <= 8 a thread
+// first sums a column over a run of rows per group in registers); (3) grouped_finish
 // writes the (k, n) result: the sums, the weight sums (count), or sum / weight (mean; 0 for an
 // empty group, as the CPU).
 enum class GroupFinish { kSum, kCount, kMean };

@@ -237,6 +237,32 @@ TEST_CASE("gpu groupedagg sum / count / mean match the CPU", "[gpu][parameterize
   }
 }
 
+// Both device kernels of grouped_sums (Note [GPU grouped aggregates]): up to 8 groups a thread
+// sums runs of rows in registers (tall inputs span many runs), more groups add cell by cell.
+TEST_CASE("gpu groupedagg with few and many groups on tall inputs", "[gpu][parameterized]") {
+  const uint64_t seed = test::seed_from("gpu groupedagg tall");
+  for (mem::DType dt : {mem::DType::kFloat64, mem::DType::kFloat32}) {
+    GpuEnv env(dt);
+    for (const auto& [r, c] : std::vector<std::pair<int64_t, int64_t>>{{20000, 3}, {3000, 70}})
+      for (const Format& f : formats())
+        for (int64_t k : {1, 3, 8, 9, 40}) {
+          const uint64_t s = seed + r + c + k;
+          env.bind("A", input(r, c, f, s, dt));
+          env.bind("I", index_vector(r, k - 1, 1, s + 1, false, dt));  // ids 1..k
+          MatrixBlock w = test::random_block(r, c, 1.0, s + 2, 0, 2);
+          env.bind("W", dt == mem::DType::kFloat32 ? rounded_f32(w) : w);
+          for (const char* fn : {"sum", "count", "mean"})
+            for (const char* extra : {"", "°weights=W"}) {
+              std::ostringstream os;
+              os << "groupedagg fn=" << fn << extra << " k=" << k << " A(" << r << "x" << c << " "
+                 << f.name << ")";
+              check_vs_cpu(env, dt, "groupedagg",
+                           std::string("target=A°groups=I°fn=") + fn + extra + "°OUT", os.str());
+            }
+        }
+  }
+}
+
 TEST_CASE("gpu groupedagg raises the CPU's errors; other functions stay on the CPU",
           "[gpu][parameterized]") {
   GpuEnv env(mem::DType::kFloat64);

@@ -14,7 +14,8 @@ using namespace dmlrt::test::gpu;
 TEST_CASE("gpu tsmm matches the CPU on all formats, shapes and precisions",
           "[gpu][cublas][cusparse][tsmm]") {
   const std::vector<std::pair<int64_t, int64_t>> shapes = {
-      {1, 1}, {0, 4}, {4, 0}, {1, 7}, {7, 1}, {33, 65}, {65, 33}, {300, 257}, {1000, 1003}};
+      {1, 1}, {0, 4}, {4, 0}, {1, 7}, {7, 1}, {2000, 1}, {1, 2000}, {33, 65}, {65, 33}, {300, 257},
+      {1000, 1003}};
   const uint64_t seed = test::seed_from("gpu tsmm");
   for (mem::DType dt : {mem::DType::kFloat64, mem::DType::kFloat32}) {
     GpuEnv env(dt);
