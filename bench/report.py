@@ -422,13 +422,14 @@ def main(argv):
             "notes": "\n".join(f"- {md_escape(n)}" for n in notes) or "- none",
         }
         text = render_markdown(template, fields)
-        # The algorithms section (bench/algo_bench.py markdown) is measured apart: keep it.
+        # Sections measured apart (bench/algo_bench.py, time_to_result.py, the input reading
+        # table: every <!-- name:begin --> ... <!-- name:end --> block) are kept.
         try:
             with open(args.markdown) as f:
                 old = f.read()
         except OSError:
             old = ""
-        for m in re.finditer(r"<!-- (algorithms[\w-]*):begin -->.*?<!-- \1:end -->", old, re.S):
+        for m in re.finditer(r"<!-- ([\w-]+):begin -->.*?<!-- \1:end -->", old, re.S):
             text = text.rstrip("\n") + "\n\n" + m.group(0) + "\n"
         with open(args.markdown, "w") as f:
             f.write(text)

@@ -137,10 +137,12 @@ class ReportTest(unittest.TestCase):
         md = os.path.join(self.tmp.name, "RESULTS.md")
         block = ("<!-- algorithms-cpu:begin -->\n## Algorithms\n| lmCG | small |\n"
                  "<!-- algorithms-cpu:end -->")
+        ttr = "<!-- time-to-result:begin -->\n## Time to result\n<!-- time-to-result:end -->"
         with open(md, "w") as f:
-            f.write("# old\n\n" + block + "\n")
+            f.write("# old\n\n" + block + "\n\n" + ttr + "\n")
         _, _, text, _ = self.report()
         self.assertIn(block, text)
+        self.assertIn(ttr, text)
         self.assertNotIn("# old", text)
         self.assertNotIn("{{", text)
 
