@@ -96,6 +96,17 @@ class Instruction {
   // (instructions/fused_cellwise.h): -explain prints them in its place. Null otherwise.
   virtual const std::vector<std::unique_ptr<Instruction>>* parts() const { return nullptr; }
 
+  // A profiler's handle for this instruction's label (runtime/interpreter.cpp, Note [Instruction
+  // ranges for the profiler]): registered at the instruction's first run, then reused.
+  const void* profiler_label(bool* registered) const {
+    *registered = profiler_label_registered_;
+    return profiler_label_;
+  }
+  void set_profiler_label(const void* label) const {
+    profiler_label_ = label;
+    profiler_label_registered_ = true;
+  }
+
   const InstructionText& text() const { return text_; }
   const std::string& opcode() const { return text_.opcode; }
   ExecType exec_type() const { return text_.exec_type; }
@@ -147,6 +158,8 @@ class Instruction {
   mem::GpuSession* placement(ExecutionContext& ec);
 
   InstructionText text_;
+  mutable const void* profiler_label_ = nullptr;
+  mutable bool profiler_label_registered_ = false;
 };
 
 using InstructionPtr = std::unique_ptr<Instruction>;

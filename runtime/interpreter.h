@@ -13,6 +13,10 @@
 
 namespace dmlrt::runtime {
 
+// "<-stats name> (line N)": an instruction's label for the profiler (Note [Instruction ranges for
+// the profiler] in interpreter.cpp; the line part only when the plan line is known).
+std::string instruction_label(const inst::Instruction& i);
+
 class Interpreter final : public inst::Services {
  public:
   // `out` receives print output; `stats` (may be null) receives per-instruction timings.

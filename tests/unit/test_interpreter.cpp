@@ -12,6 +12,7 @@
 
 #include "common/test_paths.h"
 #include "gpu_context/error.h"
+#include "instructions/opcode_table.h"
 #include "runtime/interpreter.h"
 #include "runtime/plan_parser.h"
 
@@ -474,4 +475,24 @@ TEST_CASE("interpreter: a lazy read is counted on its own line, not in the instr
   REQUIRE(std::regex_search(text, m, std::regex(R"(Input read time:\s+(\d+\.\d+) sec)")));
   CHECK(e.seconds <= std::stod(m[1]) + 1e-3);
   std::filesystem::remove_all(dir);
+}
+
+// Note [Instruction ranges for the profiler]: the label of each instruction's NVTX range.
+TEST_CASE("interpreter: profiler labels name the -stats name and the plan line",
+          "[interpreter][profiler]") {
+  const Program p = parse_plan(kHead + "----GENERIC (lines 1-2) [recompile=false]\n------" +
+                                   print_line("7·SCALAR·INT64·true"),
+                               "t.plan");
+  const inst::Instruction& print = *p.main.at(0)->instructions.at(0);
+  CHECK(instruction_label(print) == "print (line 4)");
+  auto unlocated = inst::make_instruction(
+      inst::InstructionText::parse("CP°print°7·SCALAR·INT64·true°_Vp·SCALAR·STRING°2"));
+  CHECK(instruction_label(*unlocated) == "print");
+  bool registered = true;
+  CHECK(unlocated->profiler_label(&registered) == nullptr);
+  CHECK_FALSE(registered);
+  int handle = 0;
+  unlocated->set_profiler_label(&handle);
+  CHECK(unlocated->profiler_label(&registered) == &handle);
+  CHECK(registered);
 }
