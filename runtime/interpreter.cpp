@@ -6,17 +6,25 @@
 #include <pthread.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <exception>
 #include <filesystem>
+#include <limits>
+#include <memory>
 #include <ostream>
+#include <sstream>
+#include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "gpu_context/error.h"
 #include "gpu_context/string_util.h"
+#include "kernels/cpu/parallel.h"
 #include "runtime/io/matrix_io.h"
 
 #ifdef DMLRT_WITH_CUDA
@@ -138,6 +146,82 @@ void run_on_own_stack(size_t bytes, F&& body) {
                                 << bytes / kMiB << " MiB stack: " << std::strerror(rc));
   }
   if (job.error) std::rethrow_exception(job.error);
+}
+
+// SystemDS's local result merge with compare (Note [Parallel PARFOR]) of the workers' values of
+// one result, all of init's shape, in iteration order: a cell that one worker changed takes its
+// value; one that several changed is an accumulator (`dW += ...` of nn's conv2d backward, which
+// SystemDS merges by summing the workers' increments): init plus the sum of their changes.
+kernels::MatrixBlock merge_results(const kernels::MatrixBlock& init,
+                                   const std::vector<const inst::MatrixObject*>& changed) {
+  const int64_t cells = init.rows() * init.cols();
+  const kernels::MatrixBlock init_dense =
+      init.is_sparse() ? init.to_dense() : kernels::MatrixBlock();
+  const double* iv = init.is_sparse() ? init_dense.dense_data() : init.dense_data();
+  kernels::MatrixBlock out = kernels::MatrixBlock::dense(init.rows(), init.cols());
+  double* ov = out.dense_data();
+  std::vector<double> delta(static_cast<size_t>(cells), 0.0);
+  std::vector<uint8_t> count(static_cast<size_t>(cells), 0);
+  std::copy(iv, iv + cells, ov);
+  for (const inst::MatrixObject* mo : changed) {
+    const std::shared_ptr<const kernels::MatrixBlock>& got = mo->block();
+    const kernels::MatrixBlock got_dense =
+        got->is_sparse() ? got->to_dense() : kernels::MatrixBlock();
+    const double* gv = got->is_sparse() ? got_dense.dense_data() : got->dense_data();
+    kernels::cpu::parallel_for(0, cells, kernels::cpu::kParallelGrain, [&](int64_t lo, int64_t hi) {
+      for (int64_t c = lo; c < hi; ++c) {
+        uint64_t a, z;
+        std::memcpy(&a, &gv[c], sizeof a);
+        std::memcpy(&z, &iv[c], sizeof z);
+        if (a == z || (std::isnan(gv[c]) && std::isnan(iv[c]))) continue;
+        delta[static_cast<size_t>(c)] += gv[c] - iv[c];
+        if (count[static_cast<size_t>(c)] < 2) ++count[static_cast<size_t>(c)];
+        ov[c] = count[static_cast<size_t>(c)] == 1 ? gv[c] : iv[c] + delta[static_cast<size_t>(c)];
+      }
+    });
+  }
+  out.examine_format();
+  return out;
+}
+
+// Runs body(w) for w in [0, k) on k threads with `bytes` stacks and waits for all; a thread that
+// cannot start runs its part on the next one that did (the caller's thread when none did).
+template <typename F>
+void run_on_own_stacks(int k, size_t bytes, F& body) {
+  struct Job {
+    F* body;
+    int w;
+  };
+  std::vector<Job> jobs(static_cast<size_t>(k));
+  std::vector<pthread_t> threads;
+  std::vector<int> not_started;
+  pthread_attr_t attr;
+  const bool attr_ok =
+      pthread_attr_init(&attr) == 0 && pthread_attr_setstacksize(&attr, bytes) == 0;
+  for (int w = 0; w < k; ++w) {
+    jobs[static_cast<size_t>(w)] = {&body, w};
+    pthread_t t;
+    if (attr_ok && pthread_create(
+                       &t, &attr,
+                       [](void* p) -> void* {
+                         Job& j = *static_cast<Job*>(p);
+                         (*j.body)(j.w);  // body catches what its iterations throw
+                         return nullptr;
+                       },
+                       &jobs[static_cast<size_t>(w)]) == 0)
+      threads.push_back(t);
+    else
+      not_started.push_back(w);
+  }
+  pthread_attr_destroy(&attr);
+  for (pthread_t t : threads) pthread_join(t, nullptr);
+  if (!not_started.empty()) {
+    // Too little address space for more threads: the rest run here, one after another, on a
+    // thread with the interpreter's stack.
+    run_on_own_stack(bytes, [&] {
+      for (int w : not_started) body(w);
+    });
+  }
 }
 
 }  // namespace
@@ -418,10 +502,169 @@ void Interpreter::run_for(const Block& b, inst::ExecutionContext& ec) {
   if (s == 0 || (s > 0 && f > t) || (s < 0 && f < t)) return;
   // Iteration count in 128 bits: to - from may not fit in 64.
   const __int128 n = (static_cast<__int128>(t) - f) / s + 1;
+  if (b.kind == BlockKind::kParfor && n <= kMaxParforIterations &&
+      run_parfor(b, ec, f, s, static_cast<int64_t>(n)))
+    return;
   for (__int128 k = 0; k < n; ++k) {
     ec.set(b.iter_var, inst::ScalarValue::int64(static_cast<int64_t>(f + k * s)));
     run_blocks(b.body, ec);
   }
+}
+
+// Note [Parallel PARFOR]
+// A PARFOR's iterations run on worker threads (issue #20) when the run is on the CPU (a GPU
+// session is one stream: its loops stay in order), the loop is not inside another worker, and
+// more than one thread and iteration are there; otherwise as FOR. SystemDS's LOCAL mode with its
+// STATIC task partitioner: worker w of k runs the contiguous iterations [w n / k, (w + 1) n / k),
+// each worker an Interpreter of its own (its own depth counters, -stats and print buffer) on a
+// thread with the interpreter's stack (Note [Interpreter stack]), over a copy of the symbol table
+// that shares the matrices' immutable data (aliases stay aliases; inputs not yet read are read
+// first, once). When all are done:
+// - results: a matrix bound before the loop that a worker rebound is merged as SystemDS's local
+//   result merge with compare does (merge_results): a cell where one worker's value differs from
+//   the initial one (bit for bit, NaN equal to NaN) takes that value, so disjoint left-indexed
+//   writes combine; a cell several workers changed is an accumulator (nn's `dW += ...`; SystemDS
+//   sums the increments): the initial value plus the sum of the workers' changes, equal to the
+//   loop's up to rounding. A result whose shape changed is the last changing worker's value. The
+//   merged result is a new object, so a name that shared its object with another before the loop
+//   (cpvar) leaves the other as it was;
+// - everything else (scalars, lists, variables the body created or removed) is as the worker that
+//   ran the last iteration left it, which is what running the iterations in order leaves;
+// - print output: each worker's, in worker order, so the sequential order;
+// - errors: the one of the lowest iteration that failed, after the output before it; the other
+//   workers stop at their next iteration.
+// A body whose iterations depend on each other (SystemDS's parfor dependency check rejects
+// such scripts) can give other results than FOR. Symbol tables holding lists run as FOR (their
+// matrices are not copied apart yet).
+bool Interpreter::run_parfor(const Block& b, inst::ExecutionContext& ec, int64_t from, int64_t step,
+                             int64_t n) {
+  const int threads = kernels::cpu::num_threads();
+  if (options_.gpu || parfor_worker_ || n < 2 || threads < 2) return false;
+  for (const std::string& name : ec.names())
+    if (std::holds_alternative<inst::ListPtr>(*ec.find(name))) return false;
+  const int k = static_cast<int>(std::min<int64_t>(threads, n));
+  // Inputs not read yet are read here, once, so the workers share the data.
+  for (const std::string& name : ec.names())
+    if (auto* mo = std::get_if<std::shared_ptr<inst::MatrixObject>>(ec.find(name)))
+      if (!(*mo)->has_block() && !(*mo)->file_name().empty()) ec.matrix(name);
+
+  struct Worker {
+    std::ostringstream out;
+    Statistics stats;
+    std::unique_ptr<Interpreter> interp;
+    std::unique_ptr<inst::ExecutionContext> ec;
+    int64_t first = 0, last = 0;  // iterations [first, last)
+    std::exception_ptr error;
+    double seconds = 0.0;
+  };
+  std::vector<Worker> workers(static_cast<size_t>(k));
+  const std::vector<std::string> before = ec.names();
+  for (int w = 0; w < k; ++w) {
+    Worker& wk = workers[static_cast<size_t>(w)];
+    wk.first = n * w / k;
+    wk.last = n * (w + 1) / k;
+    wk.interp = std::make_unique<Interpreter>(program_, wk.out, stats_ ? &wk.stats : nullptr);
+    Interpreter& wi = *wk.interp;
+    wi.options_ = options_;
+    wi.parfor_worker_ = true;
+    wi.call_depth_ = call_depth_;
+    wi.nesting_depth_ = nesting_depth_;
+    wi.function_ = function_;
+    wk.ec = std::make_unique<inst::ExecutionContext>(wi, ec.options());
+    std::unordered_map<const inst::MatrixObject*, std::shared_ptr<inst::MatrixObject>> copies;
+    for (const std::string& name : before) {
+      const inst::Value& v = *ec.find(name);
+      if (const auto* mo = std::get_if<std::shared_ptr<inst::MatrixObject>>(&v)) {
+        std::shared_ptr<inst::MatrixObject>& c = copies[mo->get()];
+        if (!c) {
+          c = std::make_shared<inst::MatrixObject>((*mo)->meta(), (*mo)->file_name(),
+                                                   (*mo)->format());
+          c->set_persistent_input((*mo)->is_persistent_input());
+          if ((*mo)->has_block()) c->set_block((*mo)->block());
+        }
+        wk.ec->set(name, c);
+      } else {
+        wk.ec->set(name, v);
+      }
+    }
+  }
+
+  std::atomic<int64_t> first_failure{std::numeric_limits<int64_t>::max()};
+  auto body = [&](int w) {
+    Worker& wk = workers[static_cast<size_t>(w)];
+    Interpreter& wi = *wk.interp;
+    const auto t0 = std::chrono::steady_clock::now();
+    wi.stack_top_ = wi.stack_lowest_ = stack_address();
+    wi.stack_floor_ = wi.stack_top_ - stack_bytes() + kLeafBytes / 2;
+    for (int64_t it = wk.first; it < wk.last; ++it) {
+      if (it > first_failure.load()) break;  // an earlier iteration failed: stop here
+      try {
+        wk.ec->set(b.iter_var, inst::ScalarValue::int64(from + it * step));
+        wi.run_blocks(b.body, *wk.ec);
+      } catch (...) {
+        wk.error = std::current_exception();
+        int64_t cur = first_failure.load();
+        while (it < cur && !first_failure.compare_exchange_weak(cur, it)) {
+        }
+        break;
+      }
+    }
+    wk.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  run_on_own_stacks(k, stack_bytes(), body);
+
+  // Output and errors as the loop in order would have them.
+  for (Worker& wk : workers) {
+    *out_ << wk.out.str();
+    if (stats_) stats_->merge(wk.stats);
+    if (wk.error) std::rethrow_exception(wk.error);
+  }
+  if (stats_) {
+    std::vector<double> secs;
+    for (const Worker& wk : workers) secs.push_back(wk.seconds);
+    stats_->add_parfor(k, n, secs);
+  }
+
+  // Results, then the rest from the worker of the last iteration (Note [Parallel PARFOR]).
+  inst::ExecutionContext& last = *workers.back().ec;
+  std::vector<std::pair<std::string, std::shared_ptr<inst::MatrixObject>>> merged;
+  for (const std::string& name : before) {
+    const auto* mo = std::get_if<std::shared_ptr<inst::MatrixObject>>(ec.find(name));
+    if (mo == nullptr || !(*mo)->has_block()) continue;
+    const std::shared_ptr<const kernels::MatrixBlock> init = (*mo)->block();
+    std::vector<const inst::MatrixObject*> changed;  // workers' rebound values, in order
+    std::shared_ptr<inst::MatrixObject> reshaped;    // the last one of another shape
+    for (Worker& wk : workers) {
+      const inst::Value* v = wk.ec->find(name);
+      const auto* wmo = v ? std::get_if<std::shared_ptr<inst::MatrixObject>>(v) : nullptr;
+      if (wmo == nullptr || !(*wmo)->has_block() || (*wmo)->block() == init) continue;
+      if ((*wmo)->block()->rows() != init->rows() || (*wmo)->block()->cols() != init->cols())
+        reshaped = *wmo;
+      else
+        changed.push_back(wmo->get());
+    }
+    if (reshaped) {
+      merged.emplace_back(name, reshaped);
+    } else if (!changed.empty()) {
+      auto out = std::make_shared<inst::MatrixObject>(
+          changed.back()->meta(), changed.back()->file_name(), changed.back()->format());
+      out->set_block(merge_results(*init, changed));
+      merged.emplace_back(name, std::move(out));
+    }
+  }
+  for (const std::string& name : before)
+    if (!last.contains(name)) ec.remove(name);
+  for (const std::string& name : last.names()) {
+    const inst::Value& v = *last.find(name);
+    if (ec.contains(name) &&
+        std::holds_alternative<std::shared_ptr<inst::MatrixObject>>(*ec.find(name)) &&
+        std::holds_alternative<std::shared_ptr<inst::MatrixObject>>(v))
+      continue;  // a matrix bound before: merged below, or left as it was
+    ec.set(name, v);
+  }
+  // New objects: a result bound under two names before the loop (cpvar) must not change both.
+  for (auto& [name, mo] : merged) ec.set(name, std::move(mo));
+  return true;
 }
 
 namespace {

@@ -63,6 +63,12 @@ class Interpreter final : public inst::Services {
   void run_blocks(const std::vector<BlockPtr>& blocks, inst::ExecutionContext& ec);
   void run_block(const Block& b, inst::ExecutionContext& ec);
   void run_for(const Block& b, inst::ExecutionContext& ec);
+  // A PARFOR's n iterations from + i * step on worker threads (Note [Parallel PARFOR]); false
+  // when this loop runs in order instead.
+  bool run_parfor(const Block& b, inst::ExecutionContext& ec, int64_t from, int64_t step,
+                  int64_t n);
+  // Loops longer than this run in order (their iteration values are computed in 128 bits).
+  static constexpr int64_t kMaxParforIterations = int64_t{1} << 40;
   void run_instructions(const InstructionList& list, inst::ExecutionContext& ec);
   // One instruction through its life cycle (inst::Instruction::run), recorded in -stats.
   void run_instruction(inst::Instruction& i, inst::ExecutionContext& ec);
@@ -81,6 +87,7 @@ class Interpreter final : public inst::Services {
   Statistics* stats_;
   inst::RunOptions options_;
   double read_seconds_ = 0.0;  // time in read_matrix so far (Note [Read time])
+  bool parfor_worker_ = false;  // a PARFOR worker: its own PARFORs run in order
   int call_depth_ = 0;
   int nesting_depth_ = 0;                  // blocks and calls entered and not yet left
   const std::string* function_ = nullptr;  // the function running now; null in the main program

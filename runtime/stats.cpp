@@ -20,6 +20,30 @@ void Statistics::add_seconds(const std::string& name, double seconds) {
   entries_[name].seconds += seconds;
 }
 
+void Statistics::add_parfor(int workers, int64_t iterations,
+                            const std::vector<double>& worker_seconds) {
+  for (size_t i = 0; i < worker_seconds.size(); ++i) {
+    const double w = worker_seconds[i];
+    parfor_min_worker_s_ =
+        parfor_loops_ == 0 && i == 0 ? w : std::min(parfor_min_worker_s_, w);
+    parfor_max_worker_s_ = std::max(parfor_max_worker_s_, w);
+  }
+  ++parfor_loops_;
+  parfor_workers_ += workers;
+  parfor_iterations_ += iterations;
+}
+
+void Statistics::merge(const Statistics& worker) {
+  for (const auto& [name, e] : worker.entries_) {
+    Entry& mine = entries_[name];
+    mine.seconds += e.seconds;
+    mine.count += e.count;
+  }
+  read_seconds_ += worker.read_seconds_;
+  read_bytes_ += worker.read_bytes_;
+  reads_ += worker.reads_;
+}
+
 void Statistics::print(std::ostream& os, int top_n) const {
   std::ios old(nullptr);
   old.copyfmt(os);
@@ -33,6 +57,11 @@ void Statistics::print(std::ostream& os, int top_n) const {
   if (reads_ > 0)
     os << "Input read time:\t\t" << read_seconds_ << " sec (" << reads_
        << (reads_ == 1 ? " input, " : " inputs, ") << read_bytes_ << " bytes).\n";
+  // dmlrt's line (Note [Parallel PARFOR]): loops run on worker threads, with their balance.
+  if (parfor_loops_ > 0)
+    os << "ParFor (loops / workers / iterations):\t" << parfor_loops_ << " / " << parfor_workers_
+       << " / " << parfor_iterations_ << "; worker time min / max: " << parfor_min_worker_s_
+       << " / " << parfor_max_worker_s_ << " sec.\n";
   if (gpu_ != nullptr) os << mem::format_gpu_stats(*gpu_);  // SystemDS prints it here
 
   std::vector<std::pair<std::string, Entry>> rows(entries_.begin(), entries_.end());
