@@ -518,5 +518,19 @@ class TimeToResultTest(unittest.TestCase):
         return p
 
 
+class ParforBenchTest(unittest.TestCase):
+    """parfor_bench.py: its RESULTS.md section."""
+
+    def test_markdown_section(self):
+        sys.path.insert(0, HERE)
+        import parfor_bench
+        text = parfor_bench.markdown_block(
+            [{"case": "grid_lm", "threads": 2, "one_thread_s": 0.44, "n_threads_s": 0.25,
+              "speedup": 1.76, "efficiency": 0.88}], ["Date: D"])
+        self.assertTrue(text.startswith(parfor_bench.BEGIN))
+        self.assertIn("| grid_lm | 2 | 0.440 s | 0.250 s | 1.76x | 88% |", text)
+        self.assertTrue(text.endswith(parfor_bench.END))
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -590,7 +590,10 @@ bool Interpreter::run_parfor(const Block& b, inst::ExecutionContext& ec, int64_t
   }
 
   std::atomic<int64_t> first_failure{std::numeric_limits<int64_t>::max()};
+  // Each worker runs its kernels and BLAS calls on its own thread: the loop has the cores.
+  const kernels::cpu::SingleThreadedBlas single_threaded_blas;
   auto body = [&](int w) {
+    const kernels::cpu::InlineScope inline_kernels;
     Worker& wk = workers[static_cast<size_t>(w)];
     Interpreter& wi = *wk.interp;
     const auto t0 = std::chrono::steady_clock::now();

@@ -239,4 +239,12 @@ int64_t parallel_chunks(int64_t begin, int64_t end, int64_t chunk_size,
   return chunks;
 }
 
+InlineScope::InlineScope() : saved_(t_in_job) { t_in_job = true; }
+InlineScope::~InlineScope() { t_in_job = saved_; }
+
+SingleThreadedBlas::SingleThreadedBlas() : saved_(openblas_get_num_threads()) {
+  openblas_set_num_threads(1);
+}
+SingleThreadedBlas::~SingleThreadedBlas() { openblas_set_num_threads(saved_); }
+
 }  // namespace dmlrt::kernels::cpu

@@ -42,6 +42,33 @@ void parallel_for(int64_t begin, int64_t end, int64_t grain,
 int64_t parallel_chunks(int64_t begin, int64_t end, int64_t chunk_size,
                         const std::function<void(int64_t chunk, int64_t lo, int64_t hi)>& fn);
 
+// While alive, parallel calls made on the constructing thread run inline on it (a PARFOR worker:
+// the loop's workers already have the cores). Results do not change: see parallel_for and
+// parallel_chunks.
+class InlineScope {
+ public:
+  InlineScope();
+  ~InlineScope();
+  InlineScope(const InlineScope&) = delete;
+  InlineScope& operator=(const InlineScope&) = delete;
+
+ private:
+  bool saved_;
+};
+
+// While alive, OpenBLAS runs each call on the calling thread only (the workers of a parallel PARFOR
+// call it at once; its own pool would serialise them); the count before is restored after.
+class SingleThreadedBlas {
+ public:
+  SingleThreadedBlas();
+  ~SingleThreadedBlas();
+  SingleThreadedBlas(const SingleThreadedBlas&) = delete;
+  SingleThreadedBlas& operator=(const SingleThreadedBlas&) = delete;
+
+ private:
+  int saved_;
+};
+
 // The number of chunks parallel_chunks makes of [begin, end).
 inline int64_t chunk_count(int64_t begin, int64_t end, int64_t chunk_size) {
   return end > begin ? (end - begin + chunk_size - 1) / chunk_size : 0;

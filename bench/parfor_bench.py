@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""The parfor section of the bench (issue #20): grid searches whose iterations are independent
+fits (bench/parfor/: 16 lmDS and 16 l2svm fits on the same X, plans captured with
+`-nvargs rows=20000 cols=200`), each run by `dmlrt -f` with one thread (the loop in order, every
+kernel on one core) and with N threads (the PARFOR on N workers, Note [Parallel PARFOR]). The
+time is the loop's own, printed by the script's time() calls around it (data generation
+excluded); best of --repeat runs. Speed-up = one thread / N threads, efficiency = speed-up / N.
+
+    python3 bench/parfor_bench.py run --dmlrt build/runtime/dmlrt --out parfor.json [--threads N]
+    python3 bench/parfor_bench.py markdown parfor.json --date ... --device ... --commit ... \\
+        --command ...        (its section of bench/RESULTS.md)
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PLANS = os.path.join(HERE, "parfor")
+LOOP = re.compile(r"loop ms: ([0-9.eE+-]+)")
+BEGIN, END = "<!-- parfor:begin -->", "<!-- parfor:end -->"
+
+
+def loop_seconds(dmlrt, plan, threads, repeat):
+    best = None
+    for _ in range(repeat):
+        r = subprocess.run([dmlrt, "-f", plan, "-threads", str(threads)], capture_output=True,
+                           text=True)
+        m = LOOP.search(r.stdout)
+        if r.returncode != 0 or not m:
+            raise RuntimeError(f"{plan} with {threads} threads: {(r.stderr or r.stdout)[-300:]}")
+        t = float(m.group(1)) / 1e3
+        best = t if best is None else min(best, t)
+    return best
+
+
+def run(args):
+    n = args.threads or os.cpu_count() or 1
+    records = []
+    for name in sorted(f[:-5] for f in os.listdir(PLANS) if f.endswith(".plan")):
+        plan = os.path.join(PLANS, name + ".plan")
+        one = loop_seconds(args.dmlrt, plan, 1, args.repeat)
+        many = loop_seconds(args.dmlrt, plan, n, args.repeat)
+        rec = {"case": name, "threads": n, "one_thread_s": one, "n_threads_s": many,
+               "speedup": one / many, "efficiency": one / many / n}
+        records.append(rec)
+        print(json.dumps(rec), flush=True)
+    with open(args.out, "w") as f:
+        json.dump(records, f, indent=1)
+    return 0
+
+
+def markdown_block(records, header):
+    lines = [BEGIN, "## PARFOR on the CPU (issue #20)", ""]
+    lines += [f"- {h}" for h in header] + [""]
+    lines += ["Seconds of the PARFOR loop (the script's time() calls around it, data generation "
+              "excluded), best of the repeats: one thread (the loop in order, every kernel on "
+              "one core) against N threads (N workers, each running its kernels and BLAS calls "
+              "on its own thread). Written by `bench/parfor_bench.py markdown`.", "",
+              "| case | N | 1 thread | N threads | speed-up | efficiency |", "|---|---|---|---|---|---|"]
+    for r in records:
+        lines.append(f"| {r['case']} | {r['threads']} | {r['one_thread_s']:.3f} s | "
+                     f"{r['n_threads_s']:.3f} s | {r['speedup']:.2f}x | "
+                     f"{100 * r['efficiency']:.0f}% |")
+    lines.append(END)
+    return "\n".join(lines)
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run")
+    r.add_argument("--dmlrt", required=True)
+    r.add_argument("--out", required=True)
+    r.add_argument("--threads", type=int, default=0, help="N (default: every core)")
+    r.add_argument("--repeat", type=int, default=3)
+    m = sub.add_parser("markdown")
+    m.add_argument("inputs", nargs="+")
+    m.add_argument("--results", default=os.path.join(HERE, "RESULTS.md"))
+    for key in ["date", "device", "commit", "command"]:
+        m.add_argument("--" + key, required=True)
+    a = ap.parse_args(argv)
+    if a.cmd == "run":
+        a.dmlrt = os.path.abspath(a.dmlrt)
+        return run(a)
+    records = []
+    for path in a.inputs:
+        with open(path) as f:
+            records += json.load(f)
+    block = markdown_block(records, [f"Date: {a.date}", f"Device: {a.device}",
+                                     f"Commit: {a.commit}", f"Command: `{a.command}`"])
+    sys.path.insert(0, HERE)
+    from algo_bench import write_section
+    write_section(a.results, BEGIN, END, block)
+    print(block)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
