@@ -14,6 +14,7 @@
 #include <cstring>
 #include <exception>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <ostream>
@@ -534,19 +535,23 @@ void Interpreter::run_for(const Block& b, inst::ExecutionContext& ec) {
 // - errors: the one of the lowest iteration that failed, after the output before it; the other
 //   workers stop at their next iteration.
 // A body whose iterations depend on each other (SystemDS's parfor dependency check rejects
-// such scripts) can give other results than FOR. Symbol tables holding lists run as FOR (their
-// matrices are not copied apart yet).
+// such scripts) can give other results than FOR. Lists are values that never change once bound
+// (Note [List values]): the workers share them.
 bool Interpreter::run_parfor(const Block& b, inst::ExecutionContext& ec, int64_t from, int64_t step,
                              int64_t n) {
   const int threads = kernels::cpu::num_threads();
   if (options_.gpu || parfor_worker_ || n < 2 || threads < 2) return false;
-  for (const std::string& name : ec.names())
-    if (std::holds_alternative<inst::ListPtr>(*ec.find(name))) return false;
   const int k = static_cast<int>(std::min<int64_t>(threads, n));
-  // Inputs not read yet are read here, once, so the workers share the data.
-  for (const std::string& name : ec.names())
-    if (auto* mo = std::get_if<std::shared_ptr<inst::MatrixObject>>(ec.find(name)))
-      if (!(*mo)->has_block() && !(*mo)->file_name().empty()) ec.matrix(name);
+  // Inputs not read yet (also inside lists) are read here, once, so the workers share the data.
+  const std::function<void(const inst::Value&, const std::string&)> read_all =
+      [&](const inst::Value& v, const std::string& name) {
+        if (const auto* mo = std::get_if<std::shared_ptr<inst::MatrixObject>>(&v)) {
+          if (!(*mo)->has_block() && !(*mo)->file_name().empty()) ec.matrix_data(**mo, name);
+        } else if (const auto* l = std::get_if<inst::ListPtr>(&v)) {
+          for (const inst::Value& item : (*l)->items) read_all(item, name);
+        }
+      };
+  for (const std::string& name : ec.names()) read_all(*ec.find(name), name);
 
   struct Worker {
     std::ostringstream out;
