@@ -18,6 +18,7 @@
 #include <limits>
 #include <memory>
 #include <ostream>
+#include <set>
 #include <sstream>
 #include <unordered_map>
 #include <utility>
@@ -530,7 +531,8 @@ void Interpreter::run_for(const Block& b, inst::ExecutionContext& ec) {
 //   merged result is a new object, so a name that shared its object with another before the loop
 //   (cpvar) leaves the other as it was;
 // - everything else (scalars, lists, variables the body created or removed) is as the worker that
-//   ran the last iteration left it, which is what running the iterations in order leaves;
+//   ran the last iteration left it, which is what running the iterations in order leaves (a
+//   variable only some iterations create: as the last worker that has it left it);
 // - print output: each worker's, in worker order, so the sequential order;
 // - errors: the one of the lowest iteration that failed, after the output before it; the other
 //   workers stop at their next iteration.
@@ -670,6 +672,12 @@ bool Interpreter::run_parfor(const Block& b, inst::ExecutionContext& ec, int64_t
       continue;  // a matrix bound before: merged below, or left as it was
     ec.set(name, v);
   }
+  // A variable the body created in some iterations only: as the last of them left it.
+  const std::set<std::string> had(before.begin(), before.end());
+  for (auto w = workers.rbegin() + 1; w != workers.rend(); ++w)
+    for (const std::string& name : w->ec->names())
+      if (!had.count(name) && !last.contains(name) && !ec.contains(name))
+        ec.set(name, *w->ec->find(name));
   // New objects: a result bound under two names before the loop (cpvar) must not change both.
   for (auto& [name, mo] : merged) ec.set(name, std::move(mo));
   return true;

@@ -61,7 +61,7 @@ TEST_CASE("parfor: results, prints and body variables as the loop in order", "[p
   CHECK_THAT(one.out, Contains("\n1.000 1.000 1.000 1.000 1.000 1.000 1.000"));  // B kept A's
   CHECK_THAT(one.out, Contains("41.000 42.000 43.000 44.000 45.000"));
   CHECK_THAT(one.out, Contains("Q matches: TRUE"));
-  CHECK_THAT(one.out, Contains("last = 2000"));
+  CHECK_THAT(one.out, Contains("last = 2000, early = 3"));
   CHECK_THAT(one.stats, !Contains("ParFor"));  // one thread: every loop in order
   for (int threads : {2, 3, 8}) {
     INFO(threads << " threads");
