@@ -242,9 +242,24 @@ int64_t parallel_chunks(int64_t begin, int64_t end, int64_t chunk_size,
 InlineScope::InlineScope() : saved_(t_in_job) { t_in_job = true; }
 InlineScope::~InlineScope() { t_in_job = saved_; }
 
-SingleThreadedBlas::SingleThreadedBlas() : saved_(openblas_get_num_threads()) {
-  openblas_set_num_threads(1);
+// Scopes of several threads (API connections running PARFORs at once) nest: the first one in
+// saves OpenBLAS's count, the last one out restores it.
+namespace {
+std::mutex g_blas_scope_mutex;
+int g_blas_scopes = 0;
+int g_blas_saved = 1;
+}  // namespace
+
+SingleThreadedBlas::SingleThreadedBlas() {
+  std::lock_guard<std::mutex> lock(g_blas_scope_mutex);
+  if (g_blas_scopes++ == 0) {
+    g_blas_saved = openblas_get_num_threads();
+    openblas_set_num_threads(1);
+  }
 }
-SingleThreadedBlas::~SingleThreadedBlas() { openblas_set_num_threads(saved_); }
+SingleThreadedBlas::~SingleThreadedBlas() {
+  std::lock_guard<std::mutex> lock(g_blas_scope_mutex);
+  if (--g_blas_scopes == 0) openblas_set_num_threads(g_blas_saved);
+}
 
 }  // namespace dmlrt::kernels::cpu

@@ -57,16 +57,14 @@ class InlineScope {
 };
 
 // While alive, OpenBLAS runs each call on the calling thread only (the workers of a parallel PARFOR
-// call it at once; its own pool would serialise them); the count before is restored after.
+// call it at once; its own pool would serialise them); the count before the first of such scopes
+// (of any thread) is restored when the last one ends.
 class SingleThreadedBlas {
  public:
   SingleThreadedBlas();
   ~SingleThreadedBlas();
   SingleThreadedBlas(const SingleThreadedBlas&) = delete;
   SingleThreadedBlas& operator=(const SingleThreadedBlas&) = delete;
-
- private:
-  int saved_;
 };
 
 // The number of chunks parallel_chunks makes of [begin, end).
