@@ -349,6 +349,31 @@ def write_markdown(args):
     print(block)
 
 
+def add_markdown_parser(sub, results):
+    """The `markdown` subcommand of a bench script whose section goes into RESULTS.md."""
+    m = sub.add_parser("markdown")
+    m.add_argument("inputs", nargs="+", help="JSON records of `run`")
+    m.add_argument("--results", default=results)
+    for key in ["date", "device", "commit", "command"]:
+        m.add_argument("--" + key, required=True)
+    return m
+
+
+def write_markdown_section(args, begin, end, markdown_block):
+    """`markdown`: the records of args.inputs through markdown_block(records, header lines),
+    written between begin and end of args.results, and printed."""
+    records = []
+    for path in args.inputs:
+        with open(path) as f:
+            records += json.load(f)
+    header = [f"Date: {args.date}", f"Device: {args.device}", f"Commit: {args.commit}",
+              f"Command: `{args.command}`"]
+    block = markdown_block(records, header)
+    write_section(args.results, begin, end, block)
+    print(block)
+    return 0
+
+
 def write_section(results, begin, end, block):
     """Puts `block` (which starts with `begin` and ends with `end`) in place of the section between
     those markers of the file `results`, or at its end when it has none."""

@@ -18,6 +18,8 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from algo_bench import add_markdown_parser, write_markdown_section  # noqa: E402
 PLANS = os.path.join(HERE, "parfor")
 LOOP = re.compile(r"loop ms: ([0-9.eE+-]+)")
 BEGIN, END = "<!-- parfor:begin -->", "<!-- parfor:end -->"
@@ -77,26 +79,12 @@ def main(argv):
     r.add_argument("--out", required=True)
     r.add_argument("--threads", type=int, default=0, help="N (default: every core)")
     r.add_argument("--repeat", type=int, default=3)
-    m = sub.add_parser("markdown")
-    m.add_argument("inputs", nargs="+")
-    m.add_argument("--results", default=os.path.join(HERE, "RESULTS.md"))
-    for key in ["date", "device", "commit", "command"]:
-        m.add_argument("--" + key, required=True)
+    add_markdown_parser(sub, os.path.join(HERE, "RESULTS.md"))
     a = ap.parse_args(argv)
     if a.cmd == "run":
         a.dmlrt = os.path.abspath(a.dmlrt)
         return run(a)
-    records = []
-    for path in a.inputs:
-        with open(path) as f:
-            records += json.load(f)
-    block = markdown_block(records, [f"Date: {a.date}", f"Device: {a.device}",
-                                     f"Commit: {a.commit}", f"Command: `{a.command}`"])
-    sys.path.insert(0, HERE)
-    from algo_bench import write_section
-    write_section(a.results, BEGIN, END, block)
-    print(block)
-    return 0
+    return write_markdown_section(a, BEGIN, END, markdown_block)
 
 
 if __name__ == "__main__":

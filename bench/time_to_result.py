@@ -27,6 +27,8 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from algo_bench import add_markdown_parser, write_markdown_section  # noqa: E402
 EXEC = re.compile(r"Total execution time:\s*([0-9.]+)\s*sec")
 READ = re.compile(r"Input read time:\s*([0-9.]+)\s*sec")
 TUNE = re.compile(r"GPU autotuning time \(conv find / gemm plans\):\s*([0-9.]+) / ([0-9.]+) sec, "
@@ -257,25 +259,10 @@ def main(argv):
     for name in ["torch-lenet", "torch-lmcg"]:
         s = sub.add_parser(name)
         s.add_argument("--dir", required=True)
-    m = sub.add_parser("markdown")
-    m.add_argument("inputs", nargs="+")
-    m.add_argument("--results", default=os.path.join(HERE, "RESULTS.md"))
-    for key in ["date", "device", "commit", "command"]:
-        m.add_argument("--" + key, required=True)
+    add_markdown_parser(sub, os.path.join(HERE, "RESULTS.md"))
     a = ap.parse_args(argv)
     if a.cmd == "markdown":
-        records = []
-        for path in a.inputs:
-            with open(path) as f:
-                records += json.load(f)
-        header = [f"Date: {a.date}", f"Device: {a.device}", f"Commit: {a.commit}",
-                  f"Command: `{a.command}`"]
-        block = markdown_block(records, header)
-        sys.path.insert(0, HERE)
-        from algo_bench import write_section
-        write_section(a.results, BEGIN, END, block)
-        print(block)
-        return 0
+        return write_markdown_section(a, BEGIN, END, markdown_block)
     if a.cmd == "torch-lenet":
         print(json.dumps(torch_lenet(a.dir, 20, 64)))
         return 0
