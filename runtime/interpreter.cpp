@@ -516,34 +516,99 @@ void Interpreter::run_for(const Block& b, inst::ExecutionContext& ec) {
 // Note [Parallel PARFOR]
 // A PARFOR's iterations run on worker threads (issue #20) when the run is on the CPU (a GPU
 // session is one stream: its loops stay in order), the loop is not inside another worker, and
-// more than one thread and iteration are there; otherwise as FOR. SystemDS's LOCAL mode with its
-// STATIC task partitioner: worker w of k runs the contiguous iterations [w n / k, (w + 1) n / k),
-// each worker an Interpreter of its own (its own depth counters, -stats and print buffer) on a
-// thread with the interpreter's stack (Note [Interpreter stack]), over a copy of the symbol table
-// that shares the matrices' immutable data (aliases stay aliases; inputs not yet read are read
-// first, once). When all are done:
+// more than one worker and iteration are there; otherwise as FOR. SystemDS's LOCAL mode: the
+// iterations are cut into tasks (Note [PARFOR parameters]); with no more tasks than workers, worker
+// w runs task w, otherwise the workers take the next task from a shared queue. Each worker is an
+// Interpreter of its own (its own depth counters and -stats) on a thread with the interpreter's
+// stack (Note [Interpreter stack]), over a copy of the symbol table that shares the matrices'
+// immutable data (aliases stay aliases; inputs not yet read are read first, once). When all are
+// done:
 // - results: a matrix bound before the loop that a worker rebound is merged as SystemDS's local
 //   result merge with compare does (merge_results): a cell where one worker's value differs from
 //   the initial one (bit for bit, NaN equal to NaN) takes that value, so disjoint left-indexed
 //   writes combine; a cell several workers changed is an accumulator (nn's `dW += ...`; SystemDS
 //   sums the increments): the initial value plus the sum of the workers' changes, equal to the
-//   loop's up to rounding. A result whose shape changed is the last changing worker's value. The
-//   merged result is a new object, so a name that shared its object with another before the loop
-//   (cpvar) leaves the other as it was;
+//   loop's up to rounding (with a task queue, which worker ran which task, and so the order of
+//   that sum, can differ from run to run). A result whose shape changed is the last changing
+//   worker's value. The merged result is a new object, so a name that shared its object with
+//   another before the loop (cpvar) leaves the other as it was;
 // - everything else (scalars, lists, variables the body created or removed) is as the worker that
 //   ran the last iteration left it, which is what running the iterations in order leaves (a
-//   variable only some iterations create: as the last worker that has it left it);
-// - print output: each worker's, in worker order, so the sequential order;
+//   variable only some iterations create: as the worker with the latest task that has it left it);
+// - print output: each task's, in task order, so the sequential order;
 // - errors: the one of the lowest iteration that failed, after the output before it; the other
 //   workers stop at their next iteration.
 // A body whose iterations depend on each other (SystemDS's parfor dependency check rejects
 // such scripts) can give other results than FOR. Lists are values that never change once bound
 // (Note [List values]): the workers share them.
+
+// Note [PARFOR parameters]
+// SystemDS honours a parfor's parameters as written only with opt=NONE (all of them) and
+// opt=CONSTRAINED (those the script gave); with its default rule-based optimizer it chooses at run
+// time: one worker per core, at most one per iteration (OptimizerRuleBased
+// .rewriteSetDegreeOfParallelism), whatever `par` says. dml2plan prints the parameters in the
+// PARFOR header for those two modes only, and dmlrt decides the same way:
+// - workers: `par` when given (> 0), else the thread count (-threads, sysds.num.threads); never
+//   more than the iterations. `par` may exceed the cores, as in SystemDS.
+// - tasks (SystemDS's task partitioners, over the iteration indices): FIXED, `tasksize`
+//   iterations each (the last may be shorter); NAIVE, one each; STATIC, ceil(n / k) each;
+//   FACTORING, waves of k tasks of ceil(R / 2k) iterations, R the iterations not yet handed out
+//   (FACTORING_CMIN / _CMAX: at least / at most `tasksize`). Left to dmlrt (rule-based): k
+//   contiguous tasks of n / k iterations, worker w the w-th (deterministic, as balanced as
+//   STATIC).
+// - mode: LOCAL; REMOTE_SPARK(_DP) run LOCAL too (dmlrt is one process; SystemDS's singlenode
+//   mode has no Spark either). resultmerge: results are always merged in memory, as LOCAL_MEM.
+// - check: SystemDS's compiler runs the dependency analysis when `dmlrt -f` captures the plan and
+//   raises its errors there; a plan carries no check.
+std::vector<std::pair<int64_t, int64_t>> parfor_tasks(const ParforParams& p, int64_t n, int k) {
+  using P = ParforParams::Partitioner;
+  std::vector<std::pair<int64_t, int64_t>> tasks;
+  auto fixed = [&](int64_t size) {
+    size = std::max<int64_t>(size, 1);
+    for (int64_t i = 0; i < n; i += size) tasks.emplace_back(i, std::min(n, i + size));
+  };
+  switch (p.partitioner) {
+    case P::kFixed:
+      fixed(p.task_size);
+      break;
+    case P::kNaive:
+      fixed(1);
+      break;
+    case P::kStatic:
+      fixed((n + k - 1) / k);
+      break;
+    case P::kFactoring:
+    case P::kFactoringCmin:
+    case P::kFactoringCmax:
+      for (int64_t i = 0; i < n;) {
+        int64_t size = (n - i + 2 * int64_t{k} - 1) / (2 * int64_t{k});
+        if (p.partitioner == P::kFactoringCmin && p.task_size > 0)
+          size = std::max(size, p.task_size);
+        if (p.partitioner == P::kFactoringCmax && p.task_size > 0)
+          size = std::min(size, p.task_size);
+        size = std::max<int64_t>(size, 1);
+        for (int w = 0; w < k && i < n; ++w, i += size)
+          tasks.emplace_back(i, std::min(n, i + size));
+      }
+      break;
+    case P::kUnspecified:
+      for (int w = 0; w < k; ++w) tasks.emplace_back(n * w / k, n * (w + 1) / k);
+      break;
+  }
+  return tasks;
+}
+
 bool Interpreter::run_parfor(const Block& b, inst::ExecutionContext& ec, int64_t from, int64_t step,
                              int64_t n) {
-  const int threads = kernels::cpu::num_threads();
-  if (options_.gpu || parfor_worker_ || n < 2 || threads < 2) return false;
-  const int k = static_cast<int>(std::min<int64_t>(threads, n));
+  if (options_.gpu || parfor_worker_ || n < 2) return false;
+  const ParforParams& params = b.parfor;
+  const bool honour = params.opt != ParforParams::Opt::kRuleBased;
+  const int64_t want = honour && params.par > 0 ? params.par : kernels::cpu::num_threads();
+  const int k = static_cast<int>(std::min<int64_t>({want, n, 4096}));
+  if (k < 2) return false;
+  ParforParams chosen = params;
+  if (!honour) chosen.partitioner = ParforParams::Partitioner::kUnspecified;
+  const std::vector<std::pair<int64_t, int64_t>> tasks = parfor_tasks(chosen, n, k);
   // Inputs not read yet (also inside lists) are read here, once, so the workers share the data.
   const std::function<void(const inst::Value&, const std::string&)> read_all =
       [&](const inst::Value& v, const std::string& name) {
@@ -556,21 +621,23 @@ bool Interpreter::run_parfor(const Block& b, inst::ExecutionContext& ec, int64_t
   for (const std::string& name : ec.names()) read_all(*ec.find(name), name);
 
   struct Worker {
-    std::ostringstream out;
+    std::ostringstream unused_out;  // the Interpreter's stream between tasks
     Statistics stats;
     std::unique_ptr<Interpreter> interp;
     std::unique_ptr<inst::ExecutionContext> ec;
-    int64_t first = 0, last = 0;  // iterations [first, last)
-    std::exception_ptr error;
+    int64_t last_task = -1;  // the latest task this worker ran
     double seconds = 0.0;
+    int64_t tasks = 0;
+  };
+  struct Task {
+    std::ostringstream out;
+    std::exception_ptr error;
   };
   std::vector<Worker> workers(static_cast<size_t>(k));
+  std::vector<Task> task_state(tasks.size());
   const std::vector<std::string> before = ec.names();
-  for (int w = 0; w < k; ++w) {
-    Worker& wk = workers[static_cast<size_t>(w)];
-    wk.first = n * w / k;
-    wk.last = n * (w + 1) / k;
-    wk.interp = std::make_unique<Interpreter>(program_, wk.out, stats_ ? &wk.stats : nullptr);
+  for (Worker& wk : workers) {
+    wk.interp = std::make_unique<Interpreter>(program_, wk.unused_out, stats_ ? &wk.stats : nullptr);
     Interpreter& wi = *wk.interp;
     wi.options_ = options_;
     wi.parfor_worker_ = true;
@@ -597,6 +664,8 @@ bool Interpreter::run_parfor(const Block& b, inst::ExecutionContext& ec, int64_t
   }
 
   std::atomic<int64_t> first_failure{std::numeric_limits<int64_t>::max()};
+  std::atomic<size_t> next_task{0};
+  const bool queued = tasks.size() > workers.size();
   // Each worker runs its kernels and BLAS calls on its own thread: the loop has the cores.
   const kernels::cpu::SingleThreadedBlas single_threaded_blas;
   auto body = [&](int w) {
@@ -606,37 +675,55 @@ bool Interpreter::run_parfor(const Block& b, inst::ExecutionContext& ec, int64_t
     const auto t0 = std::chrono::steady_clock::now();
     wi.stack_top_ = wi.stack_lowest_ = stack_address();
     wi.stack_floor_ = wi.stack_top_ - stack_bytes() + kLeafBytes / 2;
-    for (int64_t it = wk.first; it < wk.last; ++it) {
-      if (it > first_failure.load()) break;  // an earlier iteration failed: stop here
-      try {
-        wk.ec->set(b.iter_var, inst::ScalarValue::int64(from + it * step));
-        wi.run_blocks(b.body, *wk.ec);
-      } catch (...) {
-        wk.error = std::current_exception();
-        int64_t cur = first_failure.load();
-        while (it < cur && !first_failure.compare_exchange_weak(cur, it)) {
+    for (size_t t = queued ? next_task++ : static_cast<size_t>(w); t < tasks.size();
+         t = queued ? next_task++ : tasks.size()) {
+      Task& task = task_state[t];
+      wi.out_ = &task.out;
+      bool failed = false;
+      for (int64_t it = tasks[t].first; it < tasks[t].second; ++it) {
+        if (it > first_failure.load()) break;  // an earlier iteration failed: stop here
+        try {
+          wk.ec->set(b.iter_var, inst::ScalarValue::int64(from + it * step));
+          wi.run_blocks(b.body, *wk.ec);
+        } catch (...) {
+          task.error = std::current_exception();
+          int64_t cur = first_failure.load();
+          while (it < cur && !first_failure.compare_exchange_weak(cur, it)) {
+          }
+          failed = true;
+          break;
         }
-        break;
       }
+      wk.last_task = static_cast<int64_t>(t);
+      ++wk.tasks;
+      if (failed) break;
     }
+    wi.out_ = &wk.unused_out;
     wk.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   };
   run_on_own_stacks(k, stack_bytes(), body);
 
   // Output and errors as the loop in order would have them.
-  for (Worker& wk : workers) {
-    *out_ << wk.out.str();
+  for (Worker& wk : workers)
     if (stats_) stats_->merge(wk.stats);
-    if (wk.error) std::rethrow_exception(wk.error);
+  for (Task& task : task_state) {
+    *out_ << task.out.str();
+    if (task.error) std::rethrow_exception(task.error);
   }
   if (stats_) {
     std::vector<double> secs;
     for (const Worker& wk : workers) secs.push_back(wk.seconds);
-    stats_->add_parfor(k, n, secs);
+    stats_->add_parfor(k, static_cast<int64_t>(tasks.size()), n, secs);
   }
+  // Workers in the order of their latest task: the last one ran the last iteration.
+  std::vector<Worker*> order;
+  for (Worker& wk : workers)
+    if (wk.last_task >= 0) order.push_back(&wk);
+  std::sort(order.begin(), order.end(),
+            [](const Worker* a, const Worker* c) { return a->last_task < c->last_task; });
 
   // Results, then the rest from the worker of the last iteration (Note [Parallel PARFOR]).
-  inst::ExecutionContext& last = *workers.back().ec;
+  inst::ExecutionContext& last = *order.back()->ec;
   std::vector<std::pair<std::string, std::shared_ptr<inst::MatrixObject>>> merged;
   for (const std::string& name : before) {
     const auto* mo = std::get_if<std::shared_ptr<inst::MatrixObject>>(ec.find(name));
@@ -644,8 +731,8 @@ bool Interpreter::run_parfor(const Block& b, inst::ExecutionContext& ec, int64_t
     const std::shared_ptr<const kernels::MatrixBlock> init = (*mo)->block();
     std::vector<const inst::MatrixObject*> changed;  // workers' rebound values, in order
     std::shared_ptr<inst::MatrixObject> reshaped;    // the last one of another shape
-    for (Worker& wk : workers) {
-      const inst::Value* v = wk.ec->find(name);
+    for (Worker* wk : order) {
+      const inst::Value* v = wk->ec->find(name);
       const auto* wmo = v ? std::get_if<std::shared_ptr<inst::MatrixObject>>(v) : nullptr;
       if (wmo == nullptr || !(*wmo)->has_block() || (*wmo)->block() == init) continue;
       if ((*wmo)->block()->rows() != init->rows() || (*wmo)->block()->cols() != init->cols())
@@ -674,10 +761,10 @@ bool Interpreter::run_parfor(const Block& b, inst::ExecutionContext& ec, int64_t
   }
   // A variable the body created in some iterations only: as the last of them left it.
   const std::set<std::string> had(before.begin(), before.end());
-  for (auto w = workers.rbegin() + 1; w != workers.rend(); ++w)
-    for (const std::string& name : w->ec->names())
+  for (auto w = order.rbegin() + 1; w != order.rend(); ++w)
+    for (const std::string& name : (*w)->ec->names())
       if (!had.count(name) && !last.contains(name) && !ec.contains(name))
-        ec.set(name, *w->ec->find(name));
+        ec.set(name, *(*w)->ec->find(name));
   // New objects: a result bound under two names before the loop (cpvar) must not change both.
   for (auto& [name, mo] : merged) ec.set(name, std::move(mo));
   return true;

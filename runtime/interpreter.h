@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <iosfwd>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "instructions/execution_context.h"
 #include "runtime/program.h"
@@ -16,6 +18,10 @@ namespace dmlrt::runtime {
 // "<-stats name> (line N)": an instruction's label for the profiler (Note [Instruction ranges for
 // the profiler] in interpreter.cpp; the line part only when the plan line is known).
 std::string instruction_label(const inst::Instruction& i);
+
+// The tasks a PARFOR of n iterations runs on k workers, as half-open ranges of iteration indices
+// in order, cut as `p` says (Note [PARFOR parameters] in interpreter.cpp).
+std::vector<std::pair<int64_t, int64_t>> parfor_tasks(const ParforParams& p, int64_t n, int k);
 
 class Interpreter final : public inst::Services {
  public:

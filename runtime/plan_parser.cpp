@@ -472,6 +472,7 @@ class Parser {
                       " without [iter=...]: name the loop variable in the "
                       "header, e.g. [iter=i]");
         b->iter_var = iter->front();
+        if (k == Keyword::kParfor) b->parfor = parfor_params(h, ann);
         parse_loop_predicates(*b, h, inner, name_of(k));
         parse_child_blocks(inner, b->body);
         read_instructions(inner, b->exit_instructions);
@@ -482,6 +483,77 @@ class Parser {
         expected(h, kBlockHeaders);
     }
     return b;
+  }
+
+  // The PARFOR header's parameters (SystemDS's names and values; dml2plan prints them for
+  // opt=NONE and opt=CONSTRAINED). An unknown name or value is an error naming the header.
+  ParforParams parfor_params(
+      const Line& h, const std::vector<std::pair<std::string, std::vector<std::string>>>& ann) {
+    ParforParams p;
+    auto one = [&](const std::string& key, const std::vector<std::string>& v) {
+      if (v.size() != 1 || v.front().empty())
+        fail(h, "PARFOR parameter '" + key + "' needs one value, e.g. [" + key + "=...]");
+      return v.front();
+    };
+    auto pick = [&](const std::string& key, const std::string& value,
+                    std::initializer_list<const char*> allowed) {
+      for (const char* a : allowed)
+        if (value == a) return;
+      std::string list;
+      for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+      fail(h, "PARFOR parameter " + key + "=" + value + " is not one of SystemDS's values (" +
+                  list + ")");
+    };
+    auto integer = [&](const std::string& key, const std::string& value) {
+      try {
+        size_t used = 0;
+        const long long x = std::stoll(value, &used);
+        if (used == value.size()) return static_cast<int64_t>(x);
+      } catch (const std::exception&) {
+      }
+      fail(h, "PARFOR parameter " + key + "=" + value + " is not an integer");
+    };
+    for (const auto& [key, values] : ann) {
+      if (key == "iter") continue;
+      const std::string v = one(key, values);
+      if (key == "opt") {
+        pick(key, v, {"NONE", "RULEBASED", "CONSTRAINED"});
+        p.opt = v == "NONE"          ? ParforParams::Opt::kNone
+                : v == "CONSTRAINED" ? ParforParams::Opt::kConstrained
+                                     : ParforParams::Opt::kRuleBased;
+      } else if (key == "par") {
+        p.par = integer(key, v);
+      } else if (key == "tasksize") {
+        p.task_size = integer(key, v);
+      } else if (key == "taskpartitioner") {
+        using P = ParforParams::Partitioner;
+        static const std::pair<const char*, P> kNames[] = {
+            {"UNSPECIFIED", P::kUnspecified},      {"FIXED", P::kFixed},
+            {"NAIVE", P::kNaive},                  {"STATIC", P::kStatic},
+            {"FACTORING", P::kFactoring},          {"FACTORING_CMIN", P::kFactoringCmin},
+            {"FACTORING_CMAX", P::kFactoringCmax}};
+        pick(key, v,
+             {"UNSPECIFIED", "FIXED", "NAIVE", "STATIC", "FACTORING", "FACTORING_CMIN",
+              "FACTORING_CMAX"});
+        for (const auto& [name, value] : kNames)
+          if (v == name) p.partitioner = value;
+      } else if (key == "mode") {
+        pick(key, v, {"LOCAL", "REMOTE_SPARK", "REMOTE_SPARK_DP", "UNSPECIFIED"});
+        p.mode = v;
+      } else if (key == "resultmerge") {
+        pick(key, v, {"LOCAL_MEM", "LOCAL_FILE", "LOCAL_AUTOMATIC", "REMOTE_SPARK",
+                      "UNSPECIFIED"});
+        p.result_merge = v;
+      } else if (key == "check" || key == "datapartitioner" || key == "profile" ||
+                 key == "log") {
+        // compile-time matters of SystemDS (dependency check, data partitioning, logging)
+      } else {
+        fail(h, "unknown PARFOR parameter '" + key +
+                    "' (known: iter, opt, par, taskpartitioner, tasksize, mode, resultmerge, "
+                    "check, datapartitioner, profile, log)");
+      }
+    }
+    return p;
   }
 
   void parse_loop_predicates(Block& b, const Line& h, int level, const char* kind) {

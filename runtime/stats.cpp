@@ -20,7 +20,7 @@ void Statistics::add_seconds(const std::string& name, double seconds) {
   entries_[name].seconds += seconds;
 }
 
-void Statistics::add_parfor(int workers, int64_t iterations,
+void Statistics::add_parfor(int workers, int64_t tasks, int64_t iterations,
                             const std::vector<double>& worker_seconds) {
   for (size_t i = 0; i < worker_seconds.size(); ++i) {
     const double w = worker_seconds[i];
@@ -30,6 +30,7 @@ void Statistics::add_parfor(int workers, int64_t iterations,
   }
   ++parfor_loops_;
   parfor_workers_ += workers;
+  parfor_tasks_ += tasks;
   parfor_iterations_ += iterations;
 }
 
@@ -59,8 +60,8 @@ void Statistics::print(std::ostream& os, int top_n) const {
        << (reads_ == 1 ? " input, " : " inputs, ") << read_bytes_ << " bytes).\n";
   // dmlrt's line (Note [Parallel PARFOR]): loops run on worker threads, with their balance.
   if (parfor_loops_ > 0)
-    os << "ParFor (loops / workers / iterations):\t" << parfor_loops_ << " / " << parfor_workers_
-       << " / " << parfor_iterations_ << "; worker time min / max: " << parfor_min_worker_s_
+    os << "ParFor (loops / workers / tasks / iterations):\t" << parfor_loops_ << " / "
+       << parfor_workers_ << " / " << parfor_tasks_ << " / " << parfor_iterations_ << "; worker time min / max: " << parfor_min_worker_s_
        << " / " << parfor_max_worker_s_ << " sec.\n";
   if (gpu_ != nullptr) os << mem::format_gpu_stats(*gpu_);  // SystemDS prints it here
 

@@ -30,7 +30,8 @@ class Statistics {
   }
   // A PARFOR run on worker threads (Note [Parallel PARFOR] in interpreter.cpp): its worker count,
   // iterations and each worker's seconds.
-  void add_parfor(int workers, int64_t iterations, const std::vector<double>& worker_seconds);
+  void add_parfor(int workers, int64_t tasks, int64_t iterations,
+                  const std::vector<double>& worker_seconds);
   // Adds a worker's instruction entries and reads to these.
   void merge(const Statistics& worker);
   void set_parse_seconds(double s) { parse_seconds_ = s; }
@@ -53,7 +54,7 @@ class Statistics {
   double execute_seconds_ = 0.0;
   double read_seconds_ = 0.0;
   int64_t read_bytes_ = 0, reads_ = 0;
-  int64_t parfor_loops_ = 0, parfor_workers_ = 0, parfor_iterations_ = 0;
+  int64_t parfor_loops_ = 0, parfor_workers_ = 0, parfor_tasks_ = 0, parfor_iterations_ = 0;
   double parfor_min_worker_s_ = 0.0, parfor_max_worker_s_ = 0.0;
   int max_wrap_length_ = 30;  // SystemDS's default
   const mem::GpuStats* gpu_ = nullptr;

@@ -419,6 +419,21 @@ public final class Dml2Plan {
       return "";
     }
 
+    // The parfor parameters SystemDS honours as written: with opt=NONE all of them, with
+    // opt=CONSTRAINED the ones the script gave (the rest UNSPECIFIED / -1). With the default
+    // rule-based optimizer SystemDS decides them at run time from the machine (par, task
+    // partitioner, ...), so nothing is printed and the plan does not depend on the machine it was
+    // captured on. check, datapartitioner, log and profile are compile-time matters.
+    static String parforParams(ParForProgramBlock p) {
+      java.util.Map<String, String> m = p.getParForParams();
+      String opt = m.get("opt");
+      if (opt == null || !(opt.equals("NONE") || opt.equals("CONSTRAINED"))) return "";
+      StringBuilder b = new StringBuilder(", opt=").append(opt);
+      for (String k : new String[] {"par", "mode", "taskpartitioner", "tasksize", "resultmerge"})
+        if (m.containsKey(k)) b.append(", ").append(k).append('=').append(m.get(k));
+      return b.toString();
+    }
+
     void block(ProgramBlock pb, int level) {
       String off = offset(level);
       if (pb instanceof WhileProgramBlock) {
@@ -444,7 +459,9 @@ public final class Dml2Plan {
           sb.append(off).append("PARFOR ").append(lines(pb));
         else
           sb.append(off).append("FOR ").append(lines(pb)).append(loopFlags(pb.getStatementBlock()));
-        sb.append(" [iter=").append(f.getIterVar()).append("]\n");
+        sb.append(" [iter=").append(f.getIterVar());
+        if (pb instanceof ParForProgramBlock) sb.append(parforParams((ParForProgramBlock) pb));
+        sb.append("]\n");
         String inner = offset(level + 1);
         sb.append(inner).append("FROM\n");
         instructions(f.getFromInstructions(), level + 1);
