@@ -7,6 +7,8 @@ time is the loop's own, printed by the script's time() calls around it (data gen
 excluded); best of --repeat runs. Speed-up = one thread / N threads, efficiency = speed-up / N.
 
     python3 bench/parfor_bench.py run --dmlrt build/runtime/dmlrt --out parfor.json [--threads N]
+        [--gpu-workers W]   (also -gpu: one worker on the GPU, i.e. in order, against W workers
+                             sharing it, dmlrt.gpu.parfor.workers.per.gpu; Note [PARFOR on GPUs])
     python3 bench/parfor_bench.py markdown parfor.json --date ... --device ... --commit ... \\
         --command ...        (its section of bench/RESULTS.md)
 """
@@ -25,11 +27,19 @@ LOOP = re.compile(r"loop ms: ([0-9.eE+-]+)")
 BEGIN, END = "<!-- parfor:begin -->", "<!-- parfor:end -->"
 
 
-def loop_seconds(dmlrt, plan, threads, repeat):
+def gpu_config(workers, folder):
+    path = os.path.join(folder, f"parfor_gpu_{workers}.xml")
+    with open(path, "w") as f:
+        f.write(f"<root>\n<dmlrt.gpu.parfor.workers.per.gpu>{workers}"
+                f"</dmlrt.gpu.parfor.workers.per.gpu>\n</root>\n")
+    return path
+
+
+def loop_seconds(dmlrt, plan, threads, repeat, extra=()):
     best = None
     for _ in range(repeat):
-        r = subprocess.run([dmlrt, "-f", plan, "-threads", str(threads)], capture_output=True,
-                           text=True)
+        r = subprocess.run([dmlrt, "-f", plan, "-threads", str(threads), *extra],
+                           capture_output=True, text=True)
         m = LOOP.search(r.stdout)
         if r.returncode != 0 or not m:
             raise RuntimeError(f"{plan} with {threads} threads: {(r.stderr or r.stdout)[-300:]}")
@@ -45,8 +55,17 @@ def run(args):
         plan = os.path.join(PLANS, name + ".plan")
         one = loop_seconds(args.dmlrt, plan, 1, args.repeat)
         many = loop_seconds(args.dmlrt, plan, n, args.repeat)
-        rec = {"case": name, "threads": n, "one_thread_s": one, "n_threads_s": many,
+        rec = {"machine": args.machine, "case": name, "threads": n, "one_thread_s": one, "n_threads_s": many,
                "speedup": one / many, "efficiency": one / many / n}
+        if args.gpu_workers:
+            w = args.gpu_workers
+            cfg_dir = os.path.dirname(os.path.abspath(args.out))
+            g1 = loop_seconds(args.dmlrt, plan, n, args.repeat,
+                              ["-gpu", "-config", gpu_config(1, cfg_dir)])
+            gw = loop_seconds(args.dmlrt, plan, n, args.repeat,
+                              ["-gpu", "-config", gpu_config(w, cfg_dir)])
+            rec.update({"gpu_workers": w, "gpu_one_worker_s": g1, "gpu_w_workers_s": gw,
+                        "gpu_speedup": g1 / gw})
         records.append(rec)
         print(json.dumps(rec), flush=True)
     with open(args.out, "w") as f:
@@ -55,17 +74,30 @@ def run(args):
 
 
 def markdown_block(records, header):
-    lines = [BEGIN, "## PARFOR on the CPU (issue #20)", ""]
+    lines = [BEGIN, "## PARFOR on the cores and on the GPU (issue #20)", ""]
     lines += [f"- {h}" for h in header] + [""]
     lines += ["Seconds of the PARFOR loop (the script's time() calls around it, data generation "
               "excluded), best of the repeats: one thread (the loop in order, every kernel on "
               "one core) against N threads (N workers, each running its kernels and BLAS calls "
               "on its own thread). Written by `bench/parfor_bench.py markdown`.", "",
-              "| case | N | 1 thread | N threads | speed-up | efficiency |", "|---|---|---|---|---|---|"]
+              "| machine | case | N | 1 thread | N threads | speed-up | efficiency |",
+              "|---|---|---|---|---|---|---|"]
     for r in records:
-        lines.append(f"| {r['case']} | {r['threads']} | {r['one_thread_s']:.3f} s | "
+        lines.append(f"| {r.get('machine', '')} | {r['case']} | {r['threads']} | "
+                     f"{r['one_thread_s']:.3f} s | "
                      f"{r['n_threads_s']:.3f} s | {r['speedup']:.2f}x | "
                      f"{100 * r['efficiency']:.0f}% |")
+    gpu = [r for r in records if "gpu_workers" in r]
+    if gpu:
+        lines += ["", "With `-gpu` (every iteration's operators on the one GPU): one worker (SystemDS's "
+                  "rule for one GPU: the loop in order) against W workers sharing the GPU, each on "
+                  "a session and stream of its own (`dmlrt.gpu.parfor.workers.per.gpu`).", "",
+                  "| case | W | 1 worker | W workers | speed-up | efficiency |",
+                  "|---|---|---|---|---|---|"]
+        for r in gpu:
+            lines.append(f"| {r['case']} | {r['gpu_workers']} | {r['gpu_one_worker_s']:.3f} s | "
+                         f"{r['gpu_w_workers_s']:.3f} s | {r['gpu_speedup']:.2f}x | "
+                         f"{100 * r['gpu_speedup'] / r['gpu_workers']:.0f}% |")
     lines.append(END)
     return "\n".join(lines)
 
@@ -79,6 +111,9 @@ def main(argv):
     r.add_argument("--out", required=True)
     r.add_argument("--threads", type=int, default=0, help="N (default: every core)")
     r.add_argument("--repeat", type=int, default=3)
+    r.add_argument("--machine", default="", help="a label for the machine column")
+    r.add_argument("--gpu-workers", type=int, default=0,
+                   help="also time -gpu with 1 and with this many workers sharing the GPU")
     add_markdown_parser(sub, os.path.join(HERE, "RESULTS.md"))
     a = ap.parse_args(argv)
     if a.cmd == "run":

@@ -12,6 +12,7 @@
 #ifdef DMLRT_WITH_CUDA
 #include <cublasLt.h>
 
+#include "gpu_context/cuda_check.h"
 #include "gpu_context/gemm_plan_cache.h"
 #include "gpu_context/library_check.h"
 #endif
@@ -39,6 +40,61 @@ std::shared_ptr<GpuSession> open_gpu_session(const GpuSessionOptions& options,
 #endif
 }
 
+#ifdef DMLRT_WITH_CUDA
+namespace {
+std::vector<int> listed_devices(const GpuSession& parent) {
+  const int n = gpu::usable_device_count();
+  std::vector<int> devices = gpu::parse_available_gpus(parent.options().available_gpus, n, nullptr);
+  if (devices.empty()) devices.push_back(const_cast<GpuSession&>(parent).context().device());
+  return devices;
+}
+}  // namespace
+
+int parfor_gpu_worker_slots(const GpuSession& parent) {
+  return static_cast<int>(listed_devices(parent).size()) *
+         std::max(1, parent.options().parfor_workers_per_gpu);
+}
+
+std::vector<std::shared_ptr<GpuSession>> open_parfor_worker_sessions(GpuSession& parent,
+                                                                     int workers) {
+  const std::vector<int> devices = listed_devices(parent);
+  parent.synchronize("PARFOR start");
+  parent.memory().release_cached();
+  const int parent_device = parent.context().device();
+  std::vector<std::shared_ptr<GpuSession>> out;
+  for (int w = 0; w < workers; ++w) {
+    const int device = devices[static_cast<size_t>(w) % devices.size()];
+    int sharing = 0;  // workers on this device
+    for (int v = 0; v < workers; ++v)
+      sharing += devices[static_cast<size_t>(v) % devices.size()] == device ? 1 : 0;
+    GpuSessionOptions o = parent.options();
+    o.parfor_worker = true;
+    DMLRT_CHECK_CTX(cudaSetDevice(device), "device " << device << " (PARFOR worker " << w << ")");
+    size_t free_bytes = 0, total_bytes = 0;
+    device_memory_info(&free_bytes, &total_bytes);
+    // What the parent may still use on its device, or the util factor's share of a free one.
+    size_t left = static_cast<size_t>(parent.options().util_factor * static_cast<double>(free_bytes));
+    if (device == parent_device)
+      left = std::min(left, parent.memory().budget() > parent.memory().live_bytes()
+                                ? parent.memory().budget() - parent.memory().live_bytes()
+                                : size_t{0});
+    o.budget_bytes = static_cast<long long>(left / static_cast<size_t>(sharing));
+    DMLRT_REQUIRE(o.budget_bytes >= (64 << 20), OutOfMemory,
+                  "PARFOR on the GPU: " << sharing << " workers on device " << device
+                                        << " would get " << format_bytes(left / sharing)
+                                        << " each of " << format_bytes(left)
+                                        << " left in the budget; fewer workers "
+                                           "(dmlrt.gpu.parfor.workers.per.gpu, par) or a larger "
+                                           "budget are needed");
+    auto s = std::make_shared<GpuSession>(o, device);
+    s->set_timing(parent.timing());
+    out.push_back(std::move(s));
+  }
+  DMLRT_CHECK_CTX(cudaSetDevice(parent_device), "device " << parent_device);
+  return out;
+}
+#endif
+
 const GpuStats* stats_of(const GpuSession* session) {
 #ifdef DMLRT_WITH_CUDA
   return session != nullptr ? &const_cast<GpuSession*>(session)->stats() : nullptr;
@@ -65,12 +121,13 @@ GpuSession::GpuSession(const GpuSessionOptions& options, int device) : options_(
       options.budget_bytes > 0
           ? static_cast<size_t>(options.budget_bytes)
           : static_cast<size_t>(options.util_factor * static_cast<double>(free_bytes));
-  if (free_bytes < total_bytes / 10 * 7)
+  if (free_bytes < total_bytes / 10 * 7 && !options.parfor_worker)
     DMLRT_WARN("GPU " << device << ": only " << format_bytes(free_bytes) << " of "
                       << format_bytes(total_bytes) << " free (other processes?)");
   memory_ = std::make_unique<MemoryManager>(std::make_unique<CudaAllocator>(), budget,
                                             options.policy, &stats_, options.eager_free);
-  DMLRT_INFO("GPU " << device << ": memory budget " << format_bytes(budget) << " ("
+  if (!options.parfor_worker)
+    DMLRT_INFO("GPU " << device << ": memory budget " << format_bytes(budget) << " ("
                     << (options.budget_bytes > 0 ? "-gpu-mem-budget" : "util factor") << "), "
                     << format_bytes(free_bytes) << " free of " << format_bytes(total_bytes)
                     << ", precision " << dtype_name(options.dtype) << ", eviction "

@@ -58,6 +58,11 @@ struct GpuSessionOptions {
   // dmlrt.gpu.cudnn.fp32.tolerance: FP32 convolution algorithms whose norm-wise difference from
   // a GEMM-ordered one exceeds this are dropped (Note [FP32 algorithm accuracy]); infinity = off.
   double fp32_conv_tolerance = 1e-4;
+  // dmlrt.gpu.parfor.workers.per.gpu: PARFOR workers per listed GPU when dmlrt decides the worker
+  // count (Note [PARFOR on GPUs] in runtime/interpreter.cpp); 1 is SystemDS's rule.
+  int parfor_workers_per_gpu = 1;
+  // A PARFOR worker's session: no start-up messages (the run's session printed them).
+  bool parfor_worker = false;
 };
 
 class GpuSession;
@@ -67,6 +72,16 @@ class GpuSession;
 // the CPU names it. Errors while creating a context on a present device are thrown.
 std::shared_ptr<GpuSession> open_gpu_session(const GpuSessionOptions& options,
                                              const std::string& reason);
+
+// Sessions for the `workers` PARFOR workers of a run on `parent` (Note [PARFOR on GPUs] in
+// runtime/interpreter.cpp): worker w on the w-th usable listed device, round robin, each with a
+// stream, library handles and memory manager of its own and an equal share of the memory the
+// parent's budget leaves free on its device (the parent's cached blocks are released first).
+std::vector<std::shared_ptr<GpuSession>> open_parfor_worker_sessions(GpuSession& parent,
+                                                                     int workers);
+// The usable devices of sysds.gpu.availableGPUs times dmlrt.gpu.parfor.workers.per.gpu: the
+// workers of a PARFOR whose worker count dmlrt decides.
+int parfor_gpu_worker_slots(const GpuSession& parent);
 
 // The session's -stats counters (null for a null session; usable in every build).
 const GpuStats* stats_of(const GpuSession* session);

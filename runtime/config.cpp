@@ -412,6 +412,8 @@ bool apply_config_key(RuntimeConfig& config, const std::string& key, const std::
     config.cudnn_cache_dir = value;
   } else if (key == "dmlrt.gpu.gemm.plans.persist") {
     config.persist_gemm_plans = parse_bool(key, value);
+  } else if (key == "dmlrt.gpu.parfor.workers.per.gpu") {
+    config.parfor_workers_per_gpu = static_cast<int>(parse_positive_int(key, value, 64));
   } else if (key == "dmlrt.gpu.cudnn.fp32.tolerance") {
     config.fp32_conv_tolerance = parse_tolerance(key, value);
   } else if (key == "dmlrt.gpu.dnn.budget") {

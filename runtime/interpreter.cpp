@@ -261,25 +261,37 @@ void Interpreter::run(inst::ExecutionContext& ec) {
 }
 
 void Interpreter::run_main(inst::ExecutionContext& ec) {
+  begin_gpu_thread("interpreter thread");
+  run_blocks(program_.main, ec);
+  end_gpu_run("end of program");
+}
+
+void Interpreter::begin_gpu_thread(const char* what) {
 #ifdef DMLRT_WITH_CUDA
   // The CUDA device is per thread: this one uses the session's, as the thread that opened it.
   if (mem::GpuSession* gpu = options_.gpu.get()) {
     DMLRT_CHECK_CTX(cudaSetDevice(gpu->context().device()),
-                    "device " << gpu->context().device() << " (interpreter thread)");
+                    "device " << gpu->context().device() << " (" << what << ")");
   }
+#else
+  (void)what;
 #endif
-  run_blocks(program_.main, ec);
+}
+
+void Interpreter::end_gpu_run(const char* what) {
 #ifdef DMLRT_WITH_CUDA
   if (mem::GpuSession* gpu = options_.gpu.get()) {
-    // End of the program: the one synchronisation that surfaces late asynchronous errors, and the
-    // moment the remaining GPU event times are read (Note [GPU instruction timing]).
-    gpu->synchronize("end of program");
+    // The one synchronisation that surfaces late asynchronous errors, and the moment the
+    // remaining GPU event times are read (Note [GPU instruction timing]).
+    gpu->synchronize(what);
     gpu->collect_timings(
         [&](const std::string& name, double s) {
           if (stats_) stats_->add_seconds(name, s);
         },
         /*wait=*/true);
   }
+#else
+  (void)what;
 #endif
 }
 
@@ -514,9 +526,9 @@ void Interpreter::run_for(const Block& b, inst::ExecutionContext& ec) {
 }
 
 // Note [Parallel PARFOR]
-// A PARFOR's iterations run on worker threads (issue #20) when the run is on the CPU (a GPU
-// session is one stream: its loops stay in order), the loop is not inside another worker, and
-// more than one worker and iteration are there; otherwise as FOR. SystemDS's LOCAL mode: the
+// A PARFOR's iterations run on worker threads (issue #20) when the loop is not inside another
+// worker and more than one worker and iteration are there (on a GPU run: Note [PARFOR on GPUs]);
+// otherwise as FOR. SystemDS's LOCAL mode: the
 // iterations are cut into tasks (Note [PARFOR parameters]); with no more tasks than workers, worker
 // w runs task w, otherwise the workers take the next task from a shared queue. Each worker is an
 // Interpreter of its own (its own depth counters and -stats) on a thread with the interpreter's
@@ -541,6 +553,24 @@ void Interpreter::run_for(const Block& b, inst::ExecutionContext& ec) {
 // A body whose iterations depend on each other (SystemDS's parfor dependency check rejects
 // such scripts) can give other results than FOR. Lists are values that never change once bound
 // (Note [List values]): the workers share them.
+
+// Note [PARFOR on GPUs]
+// With a GPU session, SystemDS's rule gives one worker per GPU of sysds.gpu.availableGPUs (at most
+// one per iteration; OptimizerRuleBased), so one GPU runs the loop in order. dmlrt follows it and
+// lets several workers share a GPU: dmlrt.gpu.parfor.workers.per.gpu (default 1) workers per
+// listed GPU, or `par` where SystemDS honours it (Note [PARFOR parameters]). Worker w gets a
+// GpuSession of its own (open_parfor_worker_sessions) on the w-th listed device, round robin: its
+// own stream, library handles, tuning caches and memory manager, with an equal share of what the
+// run's budget leaves on that device (the run's cached blocks are given back first). Workers on
+// one GPU overlap on their streams; each stays within its share, evicting to the host as a run
+// does. The parent's data reaches the workers through the host: a device-only matrix is copied to
+// the host before the loop (as SystemDS exports it), and each worker uploads what it reads into its
+// own session. At its end a worker synchronises its stream (surfacing late errors as a run's end
+// does), reads its remaining event times into its -stats, and copies its device-only matrices to
+// the host on its own thread and device, so the merge (host blocks) and the run never touch a
+// worker's device memory; the worker sessions close when the loop returns. Results are those of
+// the CPU workers' merge, so a body whose GPU kernels are deterministic gives the loop's results.
+// Not counted: the workers' GPU counters (transfers, allocations) in the run's GPU -stats block.
 
 // Note [PARFOR parameters]
 // SystemDS honours a parfor's parameters as written only with opt=NONE (all of them) and
@@ -600,10 +630,14 @@ std::vector<std::pair<int64_t, int64_t>> parfor_tasks(const ParforParams& p, int
 
 bool Interpreter::run_parfor(const Block& b, inst::ExecutionContext& ec, int64_t from, int64_t step,
                              int64_t n) {
-  if (options_.gpu || parfor_worker_ || n < 2) return false;
+  if (parfor_worker_ || n < 2) return false;
   const ParforParams& params = b.parfor;
   const bool honour = params.opt != ParforParams::Opt::kRuleBased;
-  const int64_t want = honour && params.par > 0 ? params.par : kernels::cpu::num_threads();
+  int64_t slots = kernels::cpu::num_threads();
+#ifdef DMLRT_WITH_CUDA
+  if (options_.gpu) slots = mem::parfor_gpu_worker_slots(*options_.gpu);
+#endif
+  const int64_t want = honour && params.par > 0 ? params.par : slots;
   const int k = static_cast<int>(std::min<int64_t>({want, n, 4096}));
   if (k < 2) return false;
   ParforParams chosen = params;
@@ -628,6 +662,7 @@ bool Interpreter::run_parfor(const Block& b, inst::ExecutionContext& ec, int64_t
     int64_t last_task = -1;  // the latest task this worker ran
     double seconds = 0.0;
     int64_t tasks = 0;
+    std::exception_ptr gpu_error;  // from bringing its results to the host
   };
   struct Task {
     std::ostringstream out;
@@ -636,15 +671,24 @@ bool Interpreter::run_parfor(const Block& b, inst::ExecutionContext& ec, int64_t
   std::vector<Worker> workers(static_cast<size_t>(k));
   std::vector<Task> task_state(tasks.size());
   const std::vector<std::string> before = ec.names();
+  std::vector<std::shared_ptr<mem::GpuSession>> gpus;  // one per worker (Note [PARFOR on GPUs])
+#ifdef DMLRT_WITH_CUDA
+  if (options_.gpu) gpus = mem::open_parfor_worker_sessions(*options_.gpu, k);
+#endif
   for (Worker& wk : workers) {
     wk.interp = std::make_unique<Interpreter>(program_, wk.unused_out, stats_ ? &wk.stats : nullptr);
     Interpreter& wi = *wk.interp;
     wi.options_ = options_;
+    inst::RunOptions run_options = ec.options();
+    if (!gpus.empty()) {
+      wi.options_.gpu = gpus[static_cast<size_t>(&wk - workers.data())];
+      run_options.gpu = wi.options_.gpu;
+    }
     wi.parfor_worker_ = true;
     wi.call_depth_ = call_depth_;
     wi.nesting_depth_ = nesting_depth_;
     wi.function_ = function_;
-    wk.ec = std::make_unique<inst::ExecutionContext>(wi, ec.options());
+    wk.ec = std::make_unique<inst::ExecutionContext>(wi, run_options);
     std::unordered_map<const inst::MatrixObject*, std::shared_ptr<inst::MatrixObject>> copies;
     for (const std::string& name : before) {
       const inst::Value& v = *ec.find(name);
@@ -675,6 +719,7 @@ bool Interpreter::run_parfor(const Block& b, inst::ExecutionContext& ec, int64_t
     const auto t0 = std::chrono::steady_clock::now();
     wi.stack_top_ = wi.stack_lowest_ = stack_address();
     wi.stack_floor_ = wi.stack_top_ - stack_bytes() + kLeafBytes / 2;
+    wi.begin_gpu_thread("PARFOR worker");
     for (size_t t = queued ? next_task++ : static_cast<size_t>(w); t < tasks.size();
          t = queued ? next_task++ : tasks.size()) {
       Task& task = task_state[t];
@@ -699,10 +744,25 @@ bool Interpreter::run_parfor(const Block& b, inst::ExecutionContext& ec, int64_t
       if (failed) break;
     }
     wi.out_ = &wk.unused_out;
+    if (wi.options_.gpu) {
+      // The worker's device results come to the host here, on its own thread and device, so
+      // the merge and the parent never touch another session's memory.
+      try {
+        wi.end_gpu_run("end of PARFOR worker");
+        for (const std::string& name : wk.ec->names())
+          if (const auto* mo = std::get_if<std::shared_ptr<inst::MatrixObject>>(wk.ec->find(name)))
+            if ((*mo)->has_block()) (*mo)->block();
+      } catch (...) {
+        wk.gpu_error = std::current_exception();
+      }
+    }
     wk.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   };
   run_on_own_stacks(k, stack_bytes(), body);
 
+#ifdef DMLRT_WITH_CUDA
+  if (options_.gpu) begin_gpu_thread("interpreter thread");  // back on the run's device
+#endif
   // Output and errors as the loop in order would have them.
   for (Worker& wk : workers)
     if (stats_) stats_->merge(wk.stats);
@@ -710,6 +770,8 @@ bool Interpreter::run_parfor(const Block& b, inst::ExecutionContext& ec, int64_t
     *out_ << task.out.str();
     if (task.error) std::rethrow_exception(task.error);
   }
+  for (Worker& wk : workers)
+    if (wk.gpu_error) std::rethrow_exception(wk.gpu_error);
   if (stats_) {
     std::vector<double> secs;
     for (const Worker& wk : workers) secs.push_back(wk.seconds);

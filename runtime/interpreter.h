@@ -66,6 +66,10 @@ class Interpreter final : public inst::Services {
 
  private:
   void run_main(inst::ExecutionContext& ec);
+  // The session's device for this thread; at the end, the one synchronisation and the last GPU
+  // event times (no-ops without a GPU session).
+  void begin_gpu_thread(const char* what);
+  void end_gpu_run(const char* what);
   void run_blocks(const std::vector<BlockPtr>& blocks, inst::ExecutionContext& ec);
   void run_block(const Block& b, inst::ExecutionContext& ec);
   void run_for(const Block& b, inst::ExecutionContext& ec);
