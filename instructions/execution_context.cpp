@@ -8,6 +8,12 @@
 
 namespace dmlrt::inst {
 
+void Services::run_workers(int k, const std::function<void(int, Services&)>& body) {
+  (void)body;
+  DMLRT_FAIL(NotSupported, "running " << k << " workers (paramserv) needs the interpreter's "
+                                     "services; these services run no worker threads");
+}
+
 const char* kind_of(const Value& v) {
   if (std::holds_alternative<ScalarValue>(v)) return "scalar";
   if (std::holds_alternative<ListPtr>(v)) return "list";

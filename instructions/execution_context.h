@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -95,6 +96,12 @@ class Services {
   }
   // Program output (print): stdout for the CLI, a buffer for the API.
   virtual std::ostream& out() = 0;
+  // Runs body(w, services_w) for every w in [0, k) at the same time, on k threads, each with
+  // Services of its own whose function calls may run while the others' do (paramserv's workers,
+  // which wait for each other; Note [Worker threads] in runtime/interpreter.cpp). Returns when
+  // all have; their print output then follows in worker order, and the error of the lowest
+  // failing worker is rethrown. Services that cannot run workers keep this default, which fails.
+  virtual void run_workers(int k, const std::function<void(int, Services&)>& body);
 };
 
 struct RunOptions {

@@ -25,6 +25,7 @@
 #include "instructions/indexing_instructions.h"
 #include "instructions/linalg_instructions.h"
 #include "instructions/list_instructions.h"
+#include "instructions/paramserv_instruction.h"
 #include "instructions/matmult_instructions.h"
 #include "instructions/meta_instructions.h"
 #include "instructions/nary_instructions.h"
@@ -84,6 +85,7 @@ const std::vector<OpcodeEntry> kTable = {
     {"list", construct<ListInstruction>, "list"},
     {"nvlist", construct<NamedListInstruction>, "list"},
     {"remove", construct<ListAppendRemoveInstruction>, "list"},
+    {"paramserv", construct<ParamservInstruction>, "function"},
     {"eval", construct<EvalInstruction>, "function"},
     // data generation (datagen_instructions.h)
     {"rand", construct<RandInstruction>, "datagen", true},

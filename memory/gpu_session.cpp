@@ -55,10 +55,10 @@ int parfor_gpu_worker_slots(const GpuSession& parent) {
          std::max(1, parent.options().parfor_workers_per_gpu);
 }
 
-std::vector<std::shared_ptr<GpuSession>> open_parfor_worker_sessions(GpuSession& parent,
+std::vector<std::shared_ptr<GpuSession>> open_worker_sessions(GpuSession& parent,
                                                                      int workers) {
   const std::vector<int> devices = listed_devices(parent);
-  parent.synchronize("PARFOR start");
+  parent.synchronize("workers start");
   parent.memory().release_cached();
   const int parent_device = parent.context().device();
   std::vector<std::shared_ptr<GpuSession>> out;
@@ -69,7 +69,7 @@ std::vector<std::shared_ptr<GpuSession>> open_parfor_worker_sessions(GpuSession&
       sharing += devices[static_cast<size_t>(v) % devices.size()] == device ? 1 : 0;
     GpuSessionOptions o = parent.options();
     o.parfor_worker = true;
-    DMLRT_CHECK_CTX(cudaSetDevice(device), "device " << device << " (PARFOR worker " << w << ")");
+    DMLRT_CHECK_CTX(cudaSetDevice(device), "device " << device << " (worker " << w << ")");
     size_t free_bytes = 0, total_bytes = 0;
     device_memory_info(&free_bytes, &total_bytes);
     // What the parent may still use on its device, or the util factor's share of a free one.
@@ -80,7 +80,7 @@ std::vector<std::shared_ptr<GpuSession>> open_parfor_worker_sessions(GpuSession&
                                 : size_t{0});
     o.budget_bytes = static_cast<long long>(left / static_cast<size_t>(sharing));
     DMLRT_REQUIRE(o.budget_bytes >= (64 << 20), OutOfMemory,
-                  "PARFOR on the GPU: " << sharing << " workers on device " << device
+                  "workers on the GPU (PARFOR, paramserv): " << sharing << " workers on device " << device
                                         << " would get " << format_bytes(left / sharing)
                                         << " each of " << format_bytes(left)
                                         << " left in the budget; fewer workers "

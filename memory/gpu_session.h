@@ -73,11 +73,11 @@ class GpuSession;
 std::shared_ptr<GpuSession> open_gpu_session(const GpuSessionOptions& options,
                                              const std::string& reason);
 
-// Sessions for the `workers` PARFOR workers of a run on `parent` (Note [PARFOR on GPUs] in
+// Sessions for the `workers` PARFOR or paramserv workers of a run on `parent` (Note [PARFOR on GPUs] in
 // runtime/interpreter.cpp): worker w on the w-th usable listed device, round robin, each with a
 // stream, library handles and memory manager of its own and an equal share of the memory the
 // parent's budget leaves free on its device (the parent's cached blocks are released first).
-std::vector<std::shared_ptr<GpuSession>> open_parfor_worker_sessions(GpuSession& parent,
+std::vector<std::shared_ptr<GpuSession>> open_worker_sessions(GpuSession& parent,
                                                                      int workers);
 // The usable devices of sysds.gpu.availableGPUs times dmlrt.gpu.parfor.workers.per.gpu: the
 // workers of a PARFOR whose worker count dmlrt decides.

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdint>
 #include <cstring>
 #include <exception>
@@ -17,6 +18,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <ostream>
 #include <set>
 #include <sstream>
@@ -559,7 +561,7 @@ void Interpreter::run_for(const Block& b, inst::ExecutionContext& ec) {
 // one per iteration; OptimizerRuleBased), so one GPU runs the loop in order. dmlrt follows it and
 // lets several workers share a GPU: dmlrt.gpu.parfor.workers.per.gpu (default 1) workers per
 // listed GPU, or `par` where SystemDS honours it (Note [PARFOR parameters]). Worker w gets a
-// GpuSession of its own (open_parfor_worker_sessions) on the w-th listed device, round robin: its
+// GpuSession of its own (open_worker_sessions) on the w-th listed device, round robin: its
 // own stream, library handles, tuning caches and memory manager, with an equal share of what the
 // run's budget leaves on that device (the run's cached blocks are given back first). Workers on
 // one GPU overlap on their streams; each stays within its share, evicting to the host as a run
@@ -628,6 +630,109 @@ std::vector<std::pair<int64_t, int64_t>> parfor_tasks(const ParforParams& p, int
   return tasks;
 }
 
+std::unique_ptr<Interpreter> Interpreter::make_worker(std::ostream& out, Statistics* stats,
+                                                      std::shared_ptr<mem::GpuSession> gpu) const {
+  auto wi = std::make_unique<Interpreter>(program_, out, stats);
+  wi->options_ = options_;
+  if (gpu) wi->options_.gpu = std::move(gpu);
+  wi->parfor_worker_ = true;
+  wi->call_depth_ = call_depth_;
+  wi->nesting_depth_ = nesting_depth_;
+  wi->function_ = function_;
+  return wi;
+}
+
+void Interpreter::enter_worker_thread() {
+  stack_top_ = stack_lowest_ = stack_address();
+  stack_floor_ = stack_top_ - stack_bytes() + kLeafBytes / 2;
+}
+
+// Note [Worker threads]
+// run_workers (paramserv's workers) runs k bodies that wait for each other (a BSP round waits for
+// every worker's push), so all k must run at once: every thread is created first and held at a
+// gate; if one cannot be created the others are released without running and the call fails,
+// instead of running the rest one after another (run_on_own_stacks' fallback), which would hang.
+// Each worker is a worker Interpreter (make_worker: its own output, -stats and depth counters; on
+// a GPU run a session of its own from mem::open_worker_sessions, Note [PARFOR on GPUs]) on a thread
+// with the interpreter's stack, running its kernels and BLAS calls on its own core, as PARFOR's
+// workers do. Output follows in worker order, then the error of the lowest failing worker.
+void Interpreter::run_workers(int k, const std::function<void(int, inst::Services&)>& body) {
+  DMLRT_REQUIRE(k >= 1, RuntimeError, "run_workers: " << k << " workers");
+  std::vector<std::shared_ptr<mem::GpuSession>> gpus;
+#ifdef DMLRT_WITH_CUDA
+  if (options_.gpu) gpus = mem::open_worker_sessions(*options_.gpu, k);
+#endif
+  struct Worker {
+    std::ostringstream out;
+    Statistics stats;
+    std::unique_ptr<Interpreter> interp;
+    std::exception_ptr error;
+  };
+  std::vector<Worker> workers(static_cast<size_t>(k));
+  for (size_t w = 0; w < workers.size(); ++w)
+    workers[w].interp = make_worker(workers[w].out, stats_ ? &workers[w].stats : nullptr,
+                                    gpus.empty() ? nullptr : gpus[w]);
+  const kernels::cpu::SingleThreadedBlas single_threaded_blas;
+  std::mutex gate_mutex;
+  std::condition_variable gate;
+  int gate_state = 0;  // 0: closed, 1: run, 2: abandon
+  struct Job {
+    std::function<void()> run;
+  };
+  std::vector<Job> jobs(static_cast<size_t>(k));
+  for (int w = 0; w < k; ++w) {
+    jobs[static_cast<size_t>(w)].run = [&, w] {
+      {
+        std::unique_lock<std::mutex> lock(gate_mutex);
+        gate.wait(lock, [&] { return gate_state != 0; });
+        if (gate_state == 2) return;
+      }
+      Worker& wk = workers[static_cast<size_t>(w)];
+      const kernels::cpu::InlineScope inline_kernels;
+      wk.interp->enter_worker_thread();
+      try {
+        wk.interp->begin_gpu_thread("worker thread");
+        body(w, *wk.interp);
+        wk.interp->end_gpu_run("end of worker");
+      } catch (...) {
+        wk.error = std::current_exception();
+      }
+    };
+  }
+  std::vector<pthread_t> threads;
+  pthread_attr_t attr;
+  bool ok = pthread_attr_init(&attr) == 0 && pthread_attr_setstacksize(&attr, stack_bytes()) == 0;
+  for (int w = 0; ok && w < k; ++w) {
+    pthread_t t;
+    ok = pthread_create(
+             &t, &attr,
+             [](void* p) -> void* {
+               static_cast<Job*>(p)->run();
+               return nullptr;
+             },
+             &jobs[static_cast<size_t>(w)]) == 0;
+    if (ok) threads.push_back(t);
+  }
+  pthread_attr_destroy(&attr);
+  {
+    std::lock_guard<std::mutex> lock(gate_mutex);
+    gate_state = ok ? 1 : 2;
+  }
+  gate.notify_all();
+  for (pthread_t t : threads) pthread_join(t, nullptr);
+  begin_gpu_thread("interpreter thread");  // back on the run's device
+  DMLRT_REQUIRE(ok, RuntimeError,
+                "cannot start " << k << " worker threads with " << stack_bytes() / kMiB
+                                << " MiB stacks (started " << threads.size()
+                                << "); fewer workers are needed");
+  for (Worker& wk : workers) {
+    *out_ << wk.out.str();
+    if (stats_) stats_->merge(wk.stats);
+  }
+  for (Worker& wk : workers)
+    if (wk.error) std::rethrow_exception(wk.error);
+}
+
 bool Interpreter::run_parfor(const Block& b, inst::ExecutionContext& ec, int64_t from, int64_t step,
                              int64_t n) {
   if (parfor_worker_ || n < 2) return false;
@@ -673,21 +778,15 @@ bool Interpreter::run_parfor(const Block& b, inst::ExecutionContext& ec, int64_t
   const std::vector<std::string> before = ec.names();
   std::vector<std::shared_ptr<mem::GpuSession>> gpus;  // one per worker (Note [PARFOR on GPUs])
 #ifdef DMLRT_WITH_CUDA
-  if (options_.gpu) gpus = mem::open_parfor_worker_sessions(*options_.gpu, k);
+  if (options_.gpu) gpus = mem::open_worker_sessions(*options_.gpu, k);
 #endif
   for (Worker& wk : workers) {
-    wk.interp = std::make_unique<Interpreter>(program_, wk.unused_out, stats_ ? &wk.stats : nullptr);
+    const size_t w = static_cast<size_t>(&wk - workers.data());
+    wk.interp = make_worker(wk.unused_out, stats_ ? &wk.stats : nullptr,
+                            gpus.empty() ? nullptr : gpus[w]);
     Interpreter& wi = *wk.interp;
-    wi.options_ = options_;
     inst::RunOptions run_options = ec.options();
-    if (!gpus.empty()) {
-      wi.options_.gpu = gpus[static_cast<size_t>(&wk - workers.data())];
-      run_options.gpu = wi.options_.gpu;
-    }
-    wi.parfor_worker_ = true;
-    wi.call_depth_ = call_depth_;
-    wi.nesting_depth_ = nesting_depth_;
-    wi.function_ = function_;
+    run_options.gpu = wi.options_.gpu;
     wk.ec = std::make_unique<inst::ExecutionContext>(wi, run_options);
     std::unordered_map<const inst::MatrixObject*, std::shared_ptr<inst::MatrixObject>> copies;
     for (const std::string& name : before) {
@@ -717,8 +816,7 @@ bool Interpreter::run_parfor(const Block& b, inst::ExecutionContext& ec, int64_t
     Worker& wk = workers[static_cast<size_t>(w)];
     Interpreter& wi = *wk.interp;
     const auto t0 = std::chrono::steady_clock::now();
-    wi.stack_top_ = wi.stack_lowest_ = stack_address();
-    wi.stack_floor_ = wi.stack_top_ - stack_bytes() + kLeafBytes / 2;
+    wi.enter_worker_thread();
     wi.begin_gpu_thread("PARFOR worker");
     for (size_t t = queued ? next_task++ : static_cast<size_t>(w); t < tasks.size();
          t = queued ? next_task++ : tasks.size()) {

@@ -4,7 +4,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -45,6 +47,7 @@ class Interpreter final : public inst::Services {
   std::vector<std::string> function_outputs(const std::string& key) override;
   std::optional<inst::FunctionSignature> function_signature(const std::string& key) override;
   std::ostream& out() override { return *out_; }
+  void run_workers(int k, const std::function<void(int, inst::Services&)>& body) override;
   // Each part timed and located as a line of its own; the fused instruction itself is then not
   // counted in -stats.
 
@@ -66,6 +69,12 @@ class Interpreter final : public inst::Services {
 
  private:
   void run_main(inst::ExecutionContext& ec);
+  // An Interpreter for a worker thread of this one (PARFOR, paramserv): same program and options
+  // (with `gpu` as its session when given), its own output stream, -stats and depth counters.
+  std::unique_ptr<Interpreter> make_worker(std::ostream& out, Statistics* stats,
+                                           std::shared_ptr<mem::GpuSession> gpu) const;
+  // On a worker's own thread, before it interprets: its stack bounds (Note [Interpreter stack]).
+  void enter_worker_thread();
   // The session's device for this thread; at the end, the one synchronisation and the last GPU
   // event times (no-ops without a GPU session).
   void begin_gpu_thread(const char* what);
