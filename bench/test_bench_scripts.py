@@ -530,6 +530,31 @@ class ParforBenchTest(unittest.TestCase):
         self.assertTrue(text.startswith(parfor_bench.BEGIN))
         self.assertIn("| grid_lm | 2 | 0.440 s | 0.250 s | 1.76x | 88% |", text)
         self.assertTrue(text.endswith(parfor_bench.END))
+        self.assertNotIn("With `-gpu`", text)  # no GPU rows without GPU records
+        gpu = parfor_bench.markdown_block(
+            [{"machine": "H200", "case": "grid_lm", "threads": 16, "one_thread_s": 1.6,
+              "n_threads_s": 0.2, "speedup": 8.0, "efficiency": 0.5, "gpu_workers": 4,
+              "gpu_one_worker_s": 0.08, "gpu_w_workers_s": 0.04, "gpu_speedup": 2.0}],
+            ["Date: D"])
+        self.assertIn("| H200 | grid_lm | 16 | 1.600 s | 0.200 s | 8.00x | 50% |", gpu)
+        self.assertIn("| grid_lm | 4 | 0.080 s | 0.040 s | 2.00x | 50% |", gpu)
+
+
+class ParamservBenchTest(unittest.TestCase):
+    """paramserv_bench.py: its RESULTS.md section and the plans it runs."""
+
+    def test_markdown_section(self):
+        sys.path.insert(0, HERE)
+        import paramserv_bench
+        text = paramserv_bench.markdown_block(
+            [{"machine": "CPU", "where": "CPU", "k": 2, "one_worker_s": 20.0,
+              "k_workers_s": 11.0, "speedup": 20 / 11, "efficiency": 10 / 11}], ["Date: D"])
+        self.assertTrue(text.startswith(paramserv_bench.BEGIN))
+        self.assertIn("| CPU | CPU | 2 | 20.000 s | 11.000 s | 1.82x | 91% |", text)
+        self.assertTrue(text.endswith(paramserv_bench.END))
+        for k in (1, 2, 4, 8):  # every k the run subcommand offers has its plan
+            self.assertTrue(os.path.exists(os.path.join(
+                paramserv_bench.PLANS, f"lenet_ps_n512_k{k}.plan")))
 
 
 if __name__ == "__main__":
