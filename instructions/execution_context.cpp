@@ -14,6 +14,24 @@ void Services::run_workers(int k, const std::function<void(int, Services&)>& bod
                                      "services; these services run no worker threads");
 }
 
+Value with_own_objects(const Value& v) {
+  if (const auto* mo = std::get_if<std::shared_ptr<MatrixObject>>(&v)) {
+    const std::shared_ptr<const kernels::MatrixBlock>& b = (*mo)->block();
+    DMLRT_REQUIRE(b != nullptr, RuntimeError,
+                  "a matrix handed to a worker thread has no data (file '" << (*mo)->file_name()
+                                                                           << "' not read)");
+    auto c = std::make_shared<MatrixObject>();
+    c->set_block(b);
+    return c;
+  }
+  if (const auto* l = std::get_if<ListPtr>(&v)) {
+    auto out = std::make_shared<ListValue>(**l);
+    for (Value& item : out->items) item = with_own_objects(item);
+    return ListPtr(std::move(out));
+  }
+  return v;
+}
+
 const char* kind_of(const Value& v) {
   if (std::holds_alternative<ScalarValue>(v)) return "scalar";
   if (std::holds_alternative<ListPtr>(v)) return "list";

@@ -57,6 +57,12 @@ struct ListValue {
 // "scalar", "matrix" or "list": the kind of a bound value, for messages.
 const char* kind_of(const Value& v);
 
+// `v` with every matrix (also inside lists, recursively) in a fresh object over its host block:
+// device-only data comes to the host first, on the calling thread's session. What worker threads
+// hand each other (PARFOR's lists, paramserv's models and gradients), so that each thread's
+// objects, and the device copies its session makes of them, are its own.
+Value with_own_objects(const Value& v);
+
 // A function's parameters, as eval needs them: input names and data types, output names.
 struct FunctionSignature {
   std::vector<std::string> input_names;

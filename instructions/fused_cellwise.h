@@ -90,8 +90,17 @@ class FusedCellwiseInstruction final : public Instruction {
   // Every step would have run on the GPU: its inputs and output, full size (4 times the first
   // input's dense size), within the budget under -gpu.
   int64_t device_bytes(ExecutionContext& ec) const override;
-  // The operands fit the kernel (see make_fused_cellwise); caches what run_gpu needs.
+  // The operands fit the kernel (see make_fused_cellwise): analyze() succeeds.
   bool gpu_applicable(ExecutionContext& ec) override;
+  // What run_gpu needs, found from the bound operands: the chain's shape, its inputs' shapes and
+  // its scalars; false when the operands do not fit the kernel. Recomputed by run_gpu rather than
+  // kept in the instruction, which PARFOR and paramserv workers share across threads.
+  struct Analysis {
+    int64_t rows = 0, cols = 0;
+    std::vector<kernels::cpu::Broadcast> input_shape;  // kNone: the chain's shape
+    std::vector<double> scalars;
+  };
+  bool analyze(ExecutionContext& ec, Analysis* a) const;
   // Never reached: the CPU side is the parts (Ran::kParts).
   void run_cpu(ExecutionContext& ec) override;
   DMLRT_RUN_GPU;
@@ -103,10 +112,6 @@ class FusedCellwiseInstruction final : public Instruction {
   std::vector<InstructionPtr> parts_;
   std::vector<bool> is_step_;
   std::string name_;
-  // Found by gpu_applicable for the run_gpu that follows it.
-  mutable int64_t rows_ = 0, cols_ = 0;
-  mutable std::vector<kernels::cpu::Broadcast> input_shape_;  // kNone: the chain's shape
-  mutable std::vector<double> scalars_;
 };
 
 // The chain of an instruction make_fused_cellwise built; null for any other instruction.

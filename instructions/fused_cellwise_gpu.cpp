@@ -2,6 +2,7 @@
 // kernels/cuda/fused_cellwise.h).
 #include <algorithm>
 
+#include "gpu_context/error.h"
 #include "instructions/fused_cellwise.h"
 #include "instructions/gpu_placement.h"
 #include "kernels/cuda/fused_cellwise.h"
@@ -60,8 +61,11 @@ void launch(const FusedCellPlan& plan, mem::GpuSession& gpu,
 
 }  // namespace
 
-// gpu_applicable has just found the chain's shape, its inputs' shapes and its scalars.
+// gpu_applicable has just said the operands fit: analyze() finds the same again.
 void FusedCellwiseInstruction::run_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
+  Analysis a;
+  DMLRT_REQUIRE(analyze(ec, &a), RuntimeError,
+                where() << ": the fused chain's operands changed between placement and run");
   run_bookkeeping(ec, /*before=*/true);
   const size_t n_in = plan_.inputs.size();
   std::vector<DeviceRead> reads(n_in);
@@ -76,10 +80,10 @@ void FusedCellwiseInstruction::run_gpu(ExecutionContext& ec, mem::GpuSession& gp
   std::vector<mem::DeviceMatrix> outs;
   outs.reserve(plan_.outputs.size());
   for (size_t o = 0; o < plan_.outputs.size(); ++o)
-    outs.push_back(mem::DeviceMatrix::dense(gpu.memory(), rows_, cols_, gpu.dtype(), gpu.stream(),
+    outs.push_back(mem::DeviceMatrix::dense(gpu.memory(), a.rows, a.cols, gpu.dtype(), gpu.stream(),
                                             mem::AllocLabel("gpu_", name_, " output")));
   mem::with_dtype(gpu.dtype(), [&](auto t) {
-    launch<decltype(t)>(plan_, gpu, dense, input_shape_, scalars_, outs, rows_, cols_);
+    launch<decltype(t)>(plan_, gpu, dense, a.input_shape, a.scalars, outs, a.rows, a.cols);
   });
   reads.clear();  // unpinned before outputs may replace the inputs' objects
   for (size_t o = 0; o < outs.size(); ++o)

@@ -121,6 +121,11 @@ int64_t FusedCellwiseInstruction::device_bytes(ExecutionContext& ec) const {
 }
 
 bool FusedCellwiseInstruction::gpu_applicable(ExecutionContext& ec) {
+  Analysis a;
+  return analyze(ec, &a);
+}
+
+bool FusedCellwiseInstruction::analyze(ExecutionContext& ec, Analysis* a) const {
   // Inputs: bound, read, with the shapes the kernel handles.
   const size_t n_in = plan_.inputs.size();
   std::vector<MatrixObject*> in(n_in);
@@ -128,29 +133,29 @@ bool FusedCellwiseInstruction::gpu_applicable(ExecutionContext& ec) {
     in[k] = bound_matrix(ec, plan_.inputs[k]);
     if (in[k] == nullptr || !in[k]->has_block()) return false;
   }
-  rows_ = in[0]->meta().rows;
-  cols_ = in[0]->meta().cols;
-  if (rows_ <= 0 || cols_ <= 0) return false;
-  input_shape_.assign(n_in, cpu::Broadcast::kNone);
+  a->rows = in[0]->meta().rows;
+  a->cols = in[0]->meta().cols;
+  if (a->rows <= 0 || a->cols <= 0) return false;
+  a->input_shape.assign(n_in, cpu::Broadcast::kNone);
   for (size_t k = 0; k < n_in; ++k) {
     const int64_t r = in[k]->meta().rows, c = in[k]->meta().cols;
-    if (r == rows_ && c == cols_) continue;
-    const cpu::Broadcast bc = cpu::binary_broadcast(rows_, cols_, r, c);
+    if (r == a->rows && c == a->cols) continue;
+    const cpu::Broadcast bc = cpu::binary_broadcast(a->rows, a->cols, r, c);
     if (plan_.input_full[k] ||
         (bc != cpu::Broadcast::kColVector && bc != cpu::Broadcast::kRowVector))
       return false;
-    input_shape_[k] = bc;
+    a->input_shape[k] = bc;
   }
   // Scalars, as the steps' own instructions convert them.
-  scalars_.assign(plan_.scalars.size(), 0.0);
-  for (size_t k = 0; k < scalars_.size(); ++k) {
+  a->scalars.assign(plan_.scalars.size(), 0.0);
+  for (size_t k = 0; k < a->scalars.size(); ++k) {
     const Operand& op = plan_.scalars[k];
     if (!op.literal) {
       const Value* v = ec.find(op.name);
       if (v == nullptr || !std::holds_alternative<ScalarValue>(*v)) return false;
     }
     try {
-      scalars_[k] = ec.scalar(op).to_double();
+      a->scalars[k] = ec.scalar(op).to_double();
     } catch (const Error&) {
       return false;
     }

@@ -20,6 +20,7 @@
 // placeholders, a renamed fused conv) names the instruction that does the work with target(ec).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -98,13 +99,15 @@ class Instruction {
 
   // A profiler's handle for this instruction's label (runtime/interpreter.cpp, Note [Instruction
   // ranges for the profiler]): registered at the instruction's first run, then reused.
+  // Atomic: PARFOR and paramserv workers share instructions across threads (two may register
+  // the same label; both get the same handle).
   const void* profiler_label(bool* registered) const {
-    *registered = profiler_label_registered_;
-    return profiler_label_;
+    *registered = profiler_label_registered_.load(std::memory_order_acquire);
+    return profiler_label_.load(std::memory_order_relaxed);
   }
   void set_profiler_label(const void* label) const {
-    profiler_label_ = label;
-    profiler_label_registered_ = true;
+    profiler_label_.store(label, std::memory_order_relaxed);
+    profiler_label_registered_.store(true, std::memory_order_release);
   }
 
   const InstructionText& text() const { return text_; }
@@ -158,8 +161,8 @@ class Instruction {
   mem::GpuSession* placement(ExecutionContext& ec);
 
   InstructionText text_;
-  mutable const void* profiler_label_ = nullptr;
-  mutable bool profiler_label_registered_ = false;
+  mutable std::atomic<const void*> profiler_label_{nullptr};
+  mutable std::atomic<bool> profiler_label_registered_{false};
 };
 
 using InstructionPtr = std::unique_ptr<Instruction>;

@@ -57,7 +57,7 @@ namespace dmlrt::inst {
 //   (SystemDS never seeds them in local mode).
 // - the model's matrices are left as they were (SystemDS frees them, deleting a file read into
 //   the list).
-// Matrices cross threads as host blocks in fresh matrix objects (share_host): each worker reads
+// Matrices cross threads as host blocks in fresh matrix objects (with_own_objects): each worker reads
 // its own objects, so on a GPU run each uploads into its own session and no device copy is ever
 // shared between sessions.
 
@@ -69,25 +69,7 @@ using BlockPtr = std::shared_ptr<const MatrixBlock>;
 enum class UpdateType { kBsp, kAsp, kSbp };
 enum class Freq { kBatch, kEpoch, kNBatches };
 
-// Fresh objects over the host blocks of `v` (lists recursively); device data comes to the host
-// first, on the calling thread's session.
-Value share_host(const Value& v) {
-  if (const auto* mo = std::get_if<std::shared_ptr<MatrixObject>>(&v)) {
-    auto c = std::make_shared<MatrixObject>();
-    const BlockPtr& b = (*mo)->block();
-    DMLRT_REQUIRE(b != nullptr, RuntimeError, "paramserv: a matrix of the model has no data");
-    c->set_block(b);
-    return c;
-  }
-  if (const auto* l = std::get_if<ListPtr>(&v)) {
-    auto out = std::make_shared<ListValue>(**l);
-    for (Value& item : out->items) item = share_host(item);
-    return ListPtr(std::move(out));
-  }
-  return v;
-}
-
-ListPtr share_host(const ListPtr& l) { return std::get<ListPtr>(share_host(Value(l))); }
+ListPtr share_host(const ListPtr& l) { return std::get<ListPtr>(with_own_objects(Value(l))); }
 
 BlockPtr block_of(const Value& v, const char* what, size_t i) {
   const auto* mo = std::get_if<std::shared_ptr<MatrixObject>>(&v);
@@ -488,8 +470,8 @@ void ParamservInstruction::run_cpu(ExecutionContext& ec) {
   std::tie(setup.agg, setup.agg_inputs) =
       signature("agg", {"model", "gradients", "hyperparams"}, {"model", "gradients"}, 1);
   if (params_.count("val") && params_.count("val_features") && params_.count("val_labels")) {
-    setup.fixed["val_features"] = share_host(Value(ec.matrix_object(params_.at("val_features"))));
-    setup.fixed["val_labels"] = share_host(Value(ec.matrix_object(params_.at("val_labels"))));
+    setup.fixed["val_features"] = with_own_objects(Value(ec.matrix_object(params_.at("val_features"))));
+    setup.fixed["val_labels"] = with_own_objects(Value(ec.matrix_object(params_.at("val_labels"))));
     std::tie(setup.val, setup.val_inputs) =
         signature("val", {"model", "hyperparams", "val_features", "val_labels"},
                   {"model", "val_features", "val_labels"}, 2);
@@ -527,7 +509,7 @@ void ParamservInstruction::run_cpu(ExecutionContext& ec) {
           mo->set_block(kernels::cpu::slice(src, r0, r1, 0, src.cols()));
           args.emplace_back(std::move(mo));
         } else {
-          args.push_back(share_host(fixed.at(p)));
+          args.push_back(with_own_objects(fixed.at(p)));
         }
       }
       std::vector<Value> out = wsv.call_function(upd, upd_inputs, std::move(args));

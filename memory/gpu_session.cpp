@@ -3,6 +3,7 @@
 #include "memory/gpu_session.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "gpu_context/device.h"
 #include "gpu_context/device_selection.h"
@@ -31,9 +32,16 @@ std::shared_ptr<GpuSession> open_gpu_session(const GpuSessionOptions& options,
   std::string warning;
   const std::vector<int> devices = gpu::parse_available_gpus(options.available_gpus, n, &warning);
   if (!warning.empty()) DMLRT_WARN(warning);
-  // One device per run: dmlrt runs one instruction stream (parfor runs in order), so further
-  // listed devices would stay idle.
-  return std::make_shared<GpuSession>(options, devices.front());
+  // One device per run (PARFOR and paramserv workers open theirs: open_worker_sessions). Under
+  // mpirun, the ranks of one host take the listed devices round robin by their local rank (Open
+  // MPI's OMPI_COMM_WORLD_LOCAL_RANK, MPICH's MPI_LOCALRANKID), one GPU per rank.
+  size_t pick = 0;
+  for (const char* v : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID"})
+    if (const char* local = std::getenv(v)) {
+      pick = static_cast<size_t>(std::strtoul(local, nullptr, 10)) % devices.size();
+      break;
+    }
+  return std::make_shared<GpuSession>(options, devices[pick]);
 #else
   (void)options;
   return nullptr;

@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <functional>
 #include <limits>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <ostream>
@@ -30,6 +31,8 @@
 #include "gpu_context/string_util.h"
 #include "kernels/cpu/parallel.h"
 #include "runtime/io/matrix_io.h"
+#include "runtime/mpi_world.h"
+#include "runtime/value_codec.h"
 
 #ifdef DMLRT_WITH_CUDA
 #include <nvtx3/nvToolsExt.h>
@@ -647,6 +650,161 @@ void Interpreter::enter_worker_thread() {
   stack_floor_ = stack_top_ - stack_bytes() + kLeafBytes / 2;
 }
 
+// One PARFOR's exchange between MPI ranks (Note [MPI ranks] in mpi_world.cpp). Every rank builds
+// one with its tasks' outcomes and the symbol table as it was before the loop, then calls
+// share_failures_and_output and, when no iteration failed, merge_ranks after its local merge.
+struct TaskOutcome {
+  std::string out;
+  std::exception_ptr error;
+};
+
+class RankExchange {
+ public:
+  RankExchange(std::vector<TaskOutcome> outcomes, const inst::ExecutionContext& ec)
+      : outcomes_(std::move(outcomes)) {
+    for (const std::string& name : ec.names()) before_[name] = *ec.find(name);
+  }
+
+  // Every rank learns every task's output and the first failing task; all print the output in
+  // task order (only rank 0's output is shown) and throw that task's error.
+  void share_failures_and_output(std::ostream& out) {
+    std::string mine;
+    int64_t failing = -1;
+    std::string message;
+    for (size_t t = 0; t < outcomes_.size() && failing < 0; ++t)
+      if (outcomes_[t].error) {
+        failing = static_cast<int64_t>(t);
+        try {
+          std::rethrow_exception(outcomes_[t].error);
+        } catch (const std::exception& e) {
+          message = e.what();
+        }
+      }
+    encode_int(failing, mine);
+    encode_string(message, mine);
+    for (size_t t = 0; t < outcomes_.size(); ++t) encode_string(outcomes_[t].out, mine);
+    const std::vector<std::string> all = mpi::all_gather(mine);
+    int64_t first = -1;
+    size_t first_rank = 0;
+    std::vector<std::string> outputs(outcomes_.size());
+    for (size_t r = 0; r < all.size(); ++r) {
+      size_t pos = 0;
+      const int64_t f = decode_int(all[r], pos);
+      const std::string m = decode_string(all[r], pos);
+      if (f >= 0 && (first < 0 || f < first)) {
+        first = f;
+        first_rank = r;
+        message = m;
+      }
+      for (size_t t = 0; t < outcomes_.size(); ++t) outputs[t] += decode_string(all[r], pos);
+    }
+    for (size_t t = 0; t < outputs.size() && (first < 0 || static_cast<int64_t>(t) <= first); ++t)
+      out << outputs[t];
+    if (first < 0) return;
+    if (first_rank == static_cast<size_t>(mpi::rank()))
+      std::rethrow_exception(outcomes_[static_cast<size_t>(first)].error);
+    throw RuntimeError(message);  // the same text on the ranks that did not run it
+  }
+
+  // After this rank's local merge: every rank's changed results and variables, merged the same
+  // way on every rank. `last_task` is the latest task this rank ran (-1: none).
+  void merge_ranks(inst::ExecutionContext& ec, int64_t last_task) {
+    std::string mine;
+    encode_int(last_task, mine);
+    std::vector<std::string> sent, removed;
+    for (const std::string& name : ec.names()) {
+      const inst::Value& v = *ec.find(name);
+      const auto b = before_.find(name);
+      if (b != before_.end() && same(b->second, v)) continue;
+      sent.push_back(name);
+    }
+    for (const auto& [name, v] : before_)
+      if (!ec.contains(name)) removed.push_back(name);
+    encode_int(static_cast<int64_t>(sent.size()), mine);
+    for (const std::string& name : sent) {
+      encode_string(name, mine);
+      encode_value(*ec.find(name), mine);
+    }
+    encode_int(static_cast<int64_t>(removed.size()), mine);
+    for (const std::string& name : removed) encode_string(name, mine);
+    const std::vector<std::string> all = mpi::all_gather(mine);
+
+    struct RankState {
+      int64_t last_task = -1;
+      std::vector<std::pair<std::string, inst::Value>> values;
+      std::vector<std::string> removed;
+    };
+    std::vector<RankState> ranks(all.size());
+    for (size_t r = 0; r < all.size(); ++r) {
+      size_t pos = 0;
+      ranks[r].last_task = decode_int(all[r], pos);
+      const int64_t nv = decode_int(all[r], pos);
+      for (int64_t i = 0; i < nv; ++i) {
+        std::string name = decode_string(all[r], pos);
+        ranks[r].values.emplace_back(std::move(name), decode_value(all[r], pos));
+      }
+      const int64_t nr = decode_int(all[r], pos);
+      for (int64_t i = 0; i < nr; ++i) ranks[r].removed.push_back(decode_string(all[r], pos));
+    }
+    // Results: the matrices bound before the loop, merged across ranks as across workers.
+    std::set<std::string> results;
+    for (const auto& [name, v] : before_) {
+      const auto* init = std::get_if<std::shared_ptr<inst::MatrixObject>>(&v);
+      if (init == nullptr || !(*init)->has_block()) continue;
+      const std::shared_ptr<const kernels::MatrixBlock> ib = (*init)->block();
+      std::vector<const inst::MatrixObject*> changed;
+      std::shared_ptr<inst::MatrixObject> reshaped;
+      for (const RankState& rs : ranks)
+        for (const auto& [n2, val] : rs.values) {
+          if (n2 != name) continue;
+          const auto* mo = std::get_if<std::shared_ptr<inst::MatrixObject>>(&val);
+          if (mo == nullptr || !(*mo)->has_block()) continue;
+          if ((*mo)->block()->rows() != ib->rows() || (*mo)->block()->cols() != ib->cols())
+            reshaped = *mo;
+          else
+            changed.push_back(mo->get());
+        }
+      if (!reshaped && changed.empty()) continue;
+      results.insert(name);
+      if (reshaped) {
+        ec.set(name, reshaped);
+      } else {
+        auto out = std::make_shared<inst::MatrixObject>((*init)->meta(), (*init)->file_name(),
+                                                        (*init)->format());
+        out->set_block(merge_results(*ib, changed));
+        ec.set(name, std::move(out));
+      }
+    }
+    // Everything else as the rank of the last iteration left it; names only earlier ranks set,
+    // as the latest of them left them.
+    std::vector<size_t> order;
+    for (size_t r = 0; r < ranks.size(); ++r)
+      if (ranks[r].last_task >= 0) order.push_back(r);
+    std::sort(order.begin(), order.end(),
+              [&](size_t a, size_t c) { return ranks[a].last_task < ranks[c].last_task; });
+    for (size_t r : order)
+      for (const auto& [name, val] : ranks[r].values)
+        if (!results.count(name)) ec.set(name, val);
+    if (!order.empty())
+      for (const std::string& name : ranks[order.back()].removed) ec.remove(name);
+  }
+
+ private:
+  static bool same(const inst::Value& a, const inst::Value& b) {
+    if (a.index() != b.index()) return false;
+    if (const auto* x = std::get_if<std::shared_ptr<inst::MatrixObject>>(&a))
+      return x->get() == std::get<std::shared_ptr<inst::MatrixObject>>(b).get();
+    if (const auto* x = std::get_if<inst::ListPtr>(&a))
+      return x->get() == std::get<inst::ListPtr>(b).get();
+    const auto& sa = std::get<inst::ScalarValue>(a);
+    const auto& sb = std::get<inst::ScalarValue>(b);
+    return sa.type() == sb.type() && sa.to_string() == sb.to_string();
+  }
+
+  std::vector<TaskOutcome> outcomes_;
+  std::map<std::string, inst::Value> before_;
+};
+
 // Note [Worker threads]
 // run_workers (paramserv's workers) runs k bodies that wait for each other (a BSP round waits for
 // every worker's push), so all k must run at once: every thread is created first and held at a
@@ -743,11 +901,24 @@ bool Interpreter::run_parfor(const Block& b, inst::ExecutionContext& ec, int64_t
   if (options_.gpu) slots = mem::parfor_gpu_worker_slots(*options_.gpu);
 #endif
   const int64_t want = honour && params.par > 0 ? params.par : slots;
-  const int k = static_cast<int>(std::min<int64_t>({want, n, 4096}));
-  if (k < 2) return false;
+  // Under MPI (Note [MPI ranks]) the tasks are cut for every rank's workers together.
+  const bool distributed = mpi::active();
+  const int ranks = distributed ? mpi::size() : 1, me = distributed ? mpi::rank() : 0;
+  const int k_all = static_cast<int>(std::min<int64_t>({want * ranks, n, 4096}));
+  if (k_all < 2) return false;
   ParforParams chosen = params;
   if (!honour) chosen.partitioner = ParforParams::Partitioner::kUnspecified;
-  const std::vector<std::pair<int64_t, int64_t>> tasks = parfor_tasks(chosen, n, k);
+  const std::vector<std::pair<int64_t, int64_t>> tasks = parfor_tasks(chosen, n, k_all);
+  // This rank's tasks: a contiguous block of a one-task-per-worker cut, else every ranks-th one.
+  std::vector<size_t> mine;
+  for (size_t t = 0; t < tasks.size(); ++t) {
+    const bool ours =
+        tasks.size() <= static_cast<size_t>(k_all)
+            ? static_cast<int64_t>(t) * ranks / static_cast<int64_t>(tasks.size()) == me
+            : static_cast<int>(t % static_cast<size_t>(ranks)) == me;
+    if (ours) mine.push_back(t);
+  }
+  const int k = static_cast<int>(std::min<int64_t>(want, static_cast<int64_t>(mine.size())));
   // Inputs not read yet (also inside lists) are read here, once, so the workers share the data.
   const std::function<void(const inst::Value&, const std::string&)> read_all =
       [&](const inst::Value& v, const std::string& name) {
@@ -800,6 +971,9 @@ bool Interpreter::run_parfor(const Block& b, inst::ExecutionContext& ec, int64_t
           if ((*mo)->has_block()) c->set_block((*mo)->block());
         }
         wk.ec->set(name, c);
+      } else if (!gpus.empty() && std::holds_alternative<inst::ListPtr>(v)) {
+        // A list's matrices too: each GPU worker's objects (and device copies) are its own.
+        wk.ec->set(name, inst::with_own_objects(v));
       } else {
         wk.ec->set(name, v);
       }
@@ -807,8 +981,8 @@ bool Interpreter::run_parfor(const Block& b, inst::ExecutionContext& ec, int64_t
   }
 
   std::atomic<int64_t> first_failure{std::numeric_limits<int64_t>::max()};
-  std::atomic<size_t> next_task{0};
-  const bool queued = tasks.size() > workers.size();
+  std::atomic<size_t> next_task{0};  // into mine
+  const bool queued = mine.size() > workers.size();
   // Each worker runs its kernels and BLAS calls on its own thread: the loop has the cores.
   const kernels::cpu::SingleThreadedBlas single_threaded_blas;
   auto body = [&](int w) {
@@ -818,8 +992,9 @@ bool Interpreter::run_parfor(const Block& b, inst::ExecutionContext& ec, int64_t
     const auto t0 = std::chrono::steady_clock::now();
     wi.enter_worker_thread();
     wi.begin_gpu_thread("PARFOR worker");
-    for (size_t t = queued ? next_task++ : static_cast<size_t>(w); t < tasks.size();
-         t = queued ? next_task++ : tasks.size()) {
+    for (size_t m = queued ? next_task++ : static_cast<size_t>(w); m < mine.size();
+         m = queued ? next_task++ : mine.size()) {
+      const size_t t = mine[m];
       Task& task = task_state[t];
       wi.out_ = &task.out;
       bool failed = false;
@@ -856,7 +1031,7 @@ bool Interpreter::run_parfor(const Block& b, inst::ExecutionContext& ec, int64_t
     }
     wk.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   };
-  run_on_own_stacks(k, stack_bytes(), body);
+  if (k > 0) run_on_own_stacks(k, stack_bytes(), body);
 
 #ifdef DMLRT_WITH_CUDA
   if (options_.gpu) begin_gpu_thread("interpreter thread");  // back on the run's device
@@ -864,16 +1039,30 @@ bool Interpreter::run_parfor(const Block& b, inst::ExecutionContext& ec, int64_t
   // Output and errors as the loop in order would have them.
   for (Worker& wk : workers)
     if (stats_) stats_->merge(wk.stats);
-  for (Task& task : task_state) {
-    *out_ << task.out.str();
-    if (task.error) std::rethrow_exception(task.error);
+  if (!distributed) {
+    for (Task& task : task_state) {
+      *out_ << task.out.str();
+      if (task.error) std::rethrow_exception(task.error);
+    }
   }
   for (Worker& wk : workers)
     if (wk.gpu_error) std::rethrow_exception(wk.gpu_error);
   if (stats_) {
     std::vector<double> secs;
     for (const Worker& wk : workers) secs.push_back(wk.seconds);
-    stats_->add_parfor(k, static_cast<int64_t>(tasks.size()), n, secs);
+    stats_->add_parfor(k, static_cast<int64_t>(mine.size()), n, secs);
+  }
+  // The other ranks' failures, output and results (Note [MPI ranks]).
+  std::unique_ptr<RankExchange> exchange;
+  if (distributed) {
+    std::vector<TaskOutcome> outcomes(tasks.size());
+    for (size_t m = 0; m < mine.size(); ++m) {
+      Task& task = task_state[mine[m]];
+      outcomes[mine[m]].out = task.out.str();
+      outcomes[mine[m]].error = task.error;
+    }
+    exchange = std::make_unique<RankExchange>(std::move(outcomes), ec);
+    exchange->share_failures_and_output(*out_);  // throws the loop's first error on every rank
   }
   // Workers in the order of their latest task: the last one ran the last iteration.
   std::vector<Worker*> order;
@@ -881,6 +1070,10 @@ bool Interpreter::run_parfor(const Block& b, inst::ExecutionContext& ec, int64_t
     if (wk.last_task >= 0) order.push_back(&wk);
   std::sort(order.begin(), order.end(),
             [](const Worker* a, const Worker* c) { return a->last_task < c->last_task; });
+  if (order.empty()) {  // this rank ran no task: the other ranks' results are all there is
+    if (exchange) exchange->merge_ranks(ec, -1);
+    return true;
+  }
 
   // Results, then the rest from the worker of the last iteration (Note [Parallel PARFOR]).
   inst::ExecutionContext& last = *order.back()->ec;
@@ -927,6 +1120,7 @@ bool Interpreter::run_parfor(const Block& b, inst::ExecutionContext& ec, int64_t
         ec.set(name, *(*w)->ec->find(name));
   // New objects: a result bound under two names before the loop (cpvar) must not change both.
   for (auto& [name, mo] : merged) ec.set(name, std::move(mo));
+  if (exchange) exchange->merge_ranks(ec, order.back()->last_task);
   return true;
 }
 
@@ -966,12 +1160,13 @@ kernels::MatrixBlock Interpreter::read_matrix(const inst::MatrixObject& mo) {
   return block;
 }
 
+// Under MPI every rank holds the same values; rank 0 alone writes them (Note [MPI ranks]).
 void Interpreter::write_matrix(const kernels::MatrixBlock& block, const inst::WriteRequest& req) {
-  io::write_matrix(block, req.path, req.format);
+  if (mpi::rank() == 0) io::write_matrix(block, req.path, req.format);
 }
 
 void Interpreter::write_scalar(const inst::ScalarValue& value, const std::string& path) {
-  io::write_scalar(value, path);
+  if (mpi::rank() == 0) io::write_scalar(value, path);
 }
 
 inst::ScalarValue Interpreter::read_scalar(const std::string& path, inst::ValueType vt) {

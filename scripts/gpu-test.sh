@@ -13,7 +13,7 @@ carry=build-gpu/carry
 
 if [ "$mode" = build ]; then
   set -e
-  BUILD_DIR=build-gpu DMLRT_WITH_CUDA=ON CMAKE_ARGS="-DCMAKE_CUDA_ARCHITECTURES=90 ${CMAKE_ARGS:-}" scripts/build.sh
+  BUILD_DIR=build-gpu DMLRT_WITH_CUDA=ON CMAKE_ARGS="-DCMAKE_CUDA_ARCHITECTURES=90 -DDMLRT_WITH_MPI=OFF ${CMAKE_ARGS:-}" scripts/build.sh
   rm -rf "$carry" && mkdir -p "$carry/lib"
   cp build-gpu/runtime/dmlrt build-gpu/tests/dmlrt_unit_tests build-gpu/tests/gpu/dmlrt_gpu_tests \
      "$carry/"

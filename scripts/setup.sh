@@ -18,8 +18,9 @@ done
 SUDO=""
 [ "$(id -u)" -ne 0 ] && SUDO="sudo"
 
+# Open MPI: MPI ranks (mpirun -np N dmlrt ...; runtime/mpi_world.h) and their tests.
 debs=(cmake g++ make python3 catch2 libboost-program-options-dev libopenblas-dev
-      nlohmann-json3-dev libfftw3-dev)
+      nlohmann-json3-dev libfftw3-dev openmpi-bin libopenmpi-dev)
 # javac, not java: scripts/dml2plan compiles its tool against SystemDS's jar.
 if [ "$with_systemds" -eq 1 ] && ! command -v javac >/dev/null 2>&1; then
   debs+=(openjdk-17-jdk-headless)

@@ -8,6 +8,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
+#include <random>
+#include <sstream>
 
 #include "dmlrt/version.h"
 #include "gpu_context/device.h"
@@ -24,6 +26,7 @@
 #include "runtime/gpu_setup.h"
 #include "runtime/interpreter.h"
 #include "runtime/io/safe_write.h"
+#include "runtime/mpi_world.h"
 #include "runtime/plan_parser.h"
 #include "runtime/plan_rewrites.h"
 #include "runtime/stats.h"
@@ -91,9 +94,18 @@ int run(const CliOptions& opts, const runtime::RuntimeConfig& config) {
         return kExitFailed;
       }
     }
-    runtime::Interpreter interp(program, std::cout, opts.stats ? &stats : nullptr);
+    // Under MPI only rank 0's program output and -stats are shown (Note [MPI ranks]).
+    std::ostringstream discarded;
+    std::ostream& out = runtime::mpi::rank() == 0 ? std::cout : discarded;
+    runtime::Interpreter interp(program, out, opts.stats ? &stats : nullptr);
     inst::RunOptions run_options;
     run_options.seed = opts.seed;
+    if (runtime::mpi::active()) {
+      // One base seed for every rank, so rand with seed -1 agrees (rank 0 draws it).
+      if (run_options.seed < 0)
+        run_options.seed = static_cast<int64_t>(std::random_device{}() & 0x7fffffff);
+      run_options.seed = runtime::mpi::broadcast(run_options.seed);
+    }
     // The GPU session, when -gpu, -gpu force or GPU lines ask for it (null: all on the CPU, after
     // one warning). Created before the execution context, so it outlives every device copy.
     run_options.gpu_mode = opts.gpu == GpuFlag::kForce ? inst::GpuMode::kForce
@@ -105,7 +117,7 @@ int run(const CliOptions& opts, const runtime::RuntimeConfig& config) {
     inst::ExecutionContext ec(interp, run_options);
     interp.run(ec);  // on a stack of its own, as the API runs (Note [Interpreter stack])
     const auto t2 = Clock::now();
-    if (opts.stats) {
+    if (opts.stats && runtime::mpi::rank() == 0) {
       stats.set_parse_seconds(std::chrono::duration<double>(t1 - t0).count());
       stats.set_execute_seconds(std::chrono::duration<double>(t2 - t1).count());
       stats.print(std::cout, opts.stats_top_n);
@@ -201,5 +213,12 @@ int main(int argc, char** argv) {
   }
   dmlrt::kernels::cpu::set_num_threads(config.num_threads);
   dmlrt::kernels::keep_freed_host_memory();  // Note [Freed host memory is kept]
-  return run(opts, config);
+  // Under mpirun: one rank of the job (Note [MPI ranks]); every rank gets here and finalizes.
+  dmlrt::runtime::mpi::init(&argc, &argv);
+  const int rc = run(opts, config);
+  // A failure every rank shares ends every rank here; one only some ranks see (a write on rank 0)
+  // would leave the others waiting at the next exchange: end the whole job instead.
+  if (rc != kExitOk && dmlrt::runtime::mpi::active()) dmlrt::runtime::mpi::abort(rc);
+  dmlrt::runtime::mpi::finalize();
+  return rc;
 }

@@ -66,6 +66,7 @@ TEST_CASE("gpu parfor: workers sharing the GPU give the loop's results", "[gpu][
     for (int per_gpu : {1, 2, 3}) {
       INFO(plan << ", " << per_gpu << " workers per GPU");
       const Run g = run_parfor_plan(plan, per_gpu, mem::DType::kFloat64);
+      INFO(g.error);
       CHECK(g.error.empty());
       CHECK(g.out == cpu.out);
       CHECK_THAT(g.stats, Catch::Matchers::Contains("gpu_"));  // the bodies ran on the device
@@ -95,6 +96,7 @@ TEST_CASE("gpu parfor: FP32 workers and the error of the lowest failing iteratio
   CHECK(g.error == cpu.error);
   CHECK(g.out == cpu.out);
   const Run f = run_parfor_plan("params.plan", 2, mem::DType::kFloat32);
+  INFO(f.error);
   CHECK(f.error.empty());
   CHECK_THAT(f.out, Catch::Matchers::Contains("sums 4324.0 2576.0 -276.0 552.0 828.0 1104.0"));
 }

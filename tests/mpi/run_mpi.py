@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""MPI ranks (Note [MPI ranks] in runtime/mpi_world.cpp): a plan run by `mpirun -np 2 dmlrt -f ...`
+prints what the single process prints (PARFOR tasks spread over the ranks, results merged on all,
+rank 0's output only), writes its files once (rank 0), fails with the single process's error, and
+`rand` with seed -1 agrees across ranks (a sum printed after a PARFOR that every rank ran part of).
+
+    python3 tests/mpi/run_mpi.py --dmlrt build/runtime/dmlrt [--ranks 2]
+
+Exit code 77 (ctest: skipped) when mpirun is missing or this dmlrt was built without MPI.
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TESTS = os.path.dirname(HERE)
+
+
+def mpirun_cmd(ranks):
+    cmd = ["mpirun", "-np", str(ranks), "--oversubscribe"]
+    if os.geteuid() == 0:
+        cmd.append("--allow-run-as-root")
+    return cmd + ["--mca", "btl", "self,tcp", "--mca", "btl_tcp_if_include", "lo"]
+
+
+def run(cmd, cwd):
+    r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=300)
+    return r.returncode, r.stdout, r.stderr
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--dmlrt", required=True)
+    ap.add_argument("--ranks", type=int, default=2)
+    a = ap.parse_args()
+    dmlrt = os.path.abspath(a.dmlrt)
+    if shutil.which("mpirun") is None:
+        print("skipped: no mpirun")
+        return 77
+    ldd = subprocess.run(["ldd", dmlrt], capture_output=True, text=True).stdout
+    if "libmpi" not in ldd:
+        print("skipped: dmlrt was built without MPI")
+        return 77
+    failures = []
+    cases = [("unit/data/parfor/results.plan", 0), ("unit/data/parfor/params.plan", 0),
+             ("unit/data/parfor/error.plan", 1), ("mpi/data/write_rand.plan", 0)]
+    for plan, want_rc in cases:
+        path = os.path.join(TESTS, plan)
+        with tempfile.TemporaryDirectory() as one_dir, tempfile.TemporaryDirectory() as mpi_dir:
+            rc1, out1, err1 = run([dmlrt, "-f", path, "-threads", "1", "-seed", "7"], one_dir)
+            rcn, outn, errn = run(mpirun_cmd(a.ranks) + [dmlrt, "-f", path, "-threads", "1",
+                                                        "-seed", "7"], mpi_dir)
+            label = f"{plan} ({a.ranks} ranks)"
+            if rc1 != want_rc:
+                failures.append(f"{label}: one process exits {rc1}, expected {want_rc}: {err1}")
+            elif (rcn == 0) != (rc1 == 0):
+                failures.append(f"{label}: exit {rcn} under mpirun, {rc1} alone\n{errn}")
+            elif outn != out1:
+                failures.append(f"{label}: output differs\n--- alone ---\n{out1}\n--- mpirun ---\n"
+                                f"{outn}\n{errn}")
+            elif rc1 != 0 and err1.strip().splitlines()[-1] not in errn:
+                failures.append(f"{label}: the error differs\n--- alone ---\n{err1}\n"
+                                f"--- mpirun ---\n{errn}")
+            files1 = sorted(os.listdir(one_dir))
+            filesn = sorted(os.listdir(mpi_dir))
+            if files1 != filesn:
+                failures.append(f"{label}: written files differ: {files1} alone, {filesn}")
+            for f in files1:
+                p1, pn = os.path.join(one_dir, f), os.path.join(mpi_dir, f)
+                if os.path.isfile(p1) and open(p1, "rb").read() != open(pn, "rb").read():
+                    failures.append(f"{label}: {f} differs")
+            print(("FAIL " if failures and failures[-1].startswith(label) else "PASS ") + label)
+    # No -seed: every rank must draw the same data (rank 0's base seed).
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(TESTS, "mpi/data/write_rand.plan")
+        rc, out, err = run(mpirun_cmd(a.ranks) + [dmlrt, "-f", path], d)
+        ok = rc == 0 and "consistent: TRUE" in out
+        print(("PASS " if ok else "FAIL ") + "write_rand.plan without -seed")
+        if not ok:
+            failures.append(f"write_rand.plan without -seed: exit {rc}\n{out}\n{err}")
+    for f in failures:
+        print(f)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
