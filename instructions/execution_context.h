@@ -108,6 +108,13 @@ class Services {
   // all have; their print output then follows in worker order, and the error of the lowest
   // failing worker is rethrown. Services that cannot run workers keep this default, which fails.
   virtual void run_workers(int k, const std::function<void(int, Services&)>& body);
+  // MPI ranks (runtime/mpi_world.h): how many processes run this program and which one this is;
+  // 1 and 0 for one process.
+  virtual int process_count() { return 1; }
+  virtual int process_rank() { return 0; }
+  // Every process's `mine` (null: nothing from that process), in rank order, on every process.
+  // A collective: every process calls it, as often and in the same order. One process: {mine}.
+  virtual std::vector<ListPtr> gather_lists(const ListPtr& mine) { return {mine}; }
 };
 
 struct RunOptions {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <memory>
 #include <mutex>
 #include <random>
 #include <set>
@@ -57,6 +58,18 @@ namespace dmlrt::inst {
 //   (SystemDS never seeds them in local mode).
 // - the model's matrices are left as they were (SystemDS frees them, deleting a file read into
 //   the list).
+// Note [paramserv over MPI ranks]
+// Under mpirun (Note [MPI ranks] in runtime/mpi_world.cpp) every rank reaches the paramserv call
+// with the same inputs. BSP spreads the k workers over the ranks in contiguous blocks (worker w on
+// rank w * ranks / k); each round, every rank adds its workers' pushes in worker order, the ranks
+// exchange those sums and add them in rank order (Services::gather_lists), and every rank applies
+// agg to the same total, so every rank holds the same model without a server process. The sum's
+// rounding can differ from one process's strict worker order ((a+b)+(c+d) against ((a+b)+c)+d).
+// Rounds are the busiest worker's pushes; a rank whose workers are done joins the remaining
+// rounds with nothing to add. ASP and SBP depend on timing and would give the ranks different
+// models, so they run on rank 0, which hands its result to the others. The gradients travel
+// through the host (all-gather of bytes); an MPI_Allreduce, or NCCL between GPUs, would move
+// less, and is not done yet.
 // Matrices cross threads as host blocks in fresh matrix objects (with_own_objects): each worker reads
 // its own objects, so on a GPU run each uploads into its own session and no device copy is ever
 // shared between sessions.
@@ -160,83 +173,31 @@ std::vector<Part> partition(const std::string& scheme, const BlockPtr& x, const 
   return parts;
 }
 
-// The server and the workers' pulls and pushes (SystemDS's LocalParamServer).
-class Server {
+struct ServerSetup {
+  UpdateType utype;
+  Freq freq;
+  bool model_avg;
+  int backups;
+  int64_t batches_per_epoch;
+  std::string agg, val;
+  std::vector<std::string> agg_inputs, val_inputs;
+  std::map<std::string, Value> fixed;  // hyperparams, val_features, val_labels
+};
+
+// What the workers pull from and push to: the server of one process (Server) or of BSP rounds
+// across MPI ranks (RankBspServer).
+class PsServer {
  public:
-  struct Setup {
-    UpdateType utype;
-    Freq freq;
-    bool model_avg;
-    int backups;
-    int64_t batches_per_epoch;
-    std::string agg, val;
-    std::vector<std::string> agg_inputs, val_inputs;
-    std::map<std::string, Value> fixed;  // hyperparams, val_features, val_labels
-  };
-
-  Server(Setup s, ListPtr model, int k)
-      : s_(std::move(s)), model_(std::move(model)), queue_(static_cast<size_t>(k)),
-        pushed_(static_cast<size_t>(k)), finished_(static_cast<size_t>(k), false),
-        done_(static_cast<size_t>(k), false), straggling_(static_cast<size_t>(k), 0) {
-    for (ListPtr& q : queue_) q = model_;  // the initial broadcast
-  }
-
+  explicit PsServer(ServerSetup s) : s_(std::move(s)) {}
+  virtual ~PsServer() = default;
   // The model for worker w (fresh objects), once the server has one for it.
-  ListPtr pull(int w) {
-    std::unique_lock<std::mutex> lock(m_);
-    cv_.wait(lock, [&] { return aborted_ || queue_[static_cast<size_t>(w)]; });
-    DMLRT_REQUIRE(!aborted_, RuntimeError, "paramserv: stopped because another worker failed");
-    ListPtr l = std::move(queue_[static_cast<size_t>(w)]);
-    queue_[static_cast<size_t>(w)] = nullptr;
-    lock.unlock();
-    return share_host(l);
-  }
-
+  virtual ListPtr pull(int w) = 0;
   // Worker w's gradients (or, with modelAvg, its model); `sv` runs agg and val on w's thread.
-  void push(int w, const ListPtr& value, Services& sv) {
-    const ListPtr v = share_host(value);
-    std::lock_guard<std::mutex> lock(m_);
-    DMLRT_REQUIRE(!aborted_, RuntimeError, "paramserv: stopped because another worker failed");
-    const size_t i = static_cast<size_t>(w);
-    if (s_.utype == UpdateType::kAsp) {
-      DMLRT_REQUIRE(!s_.model_avg, NotSupported,
-                    "paramserv: modelAvg=TRUE with utype=ASP (SystemDS does not implement it)");
-      model_ = call_agg(v, sv);
-      ++pushes_;
-      const int64_t k = static_cast<int64_t>(queue_.size());
-      if ((s_.freq == Freq::kEpoch && pushes_ % k == 0) ||
-          (s_.freq == Freq::kBatch && pushes_ % (k * s_.batches_per_epoch) == 0) ||
-          s_.freq == Freq::kNBatches)
-        validate(sv);
-      queue_[i] = model_;
-    } else {
-      if (s_.utype == UpdateType::kSbp && straggling_[i] > 0) {
-        --straggling_[i];  // a straggler's late push is dropped
-        queue_[i] = model_;
-      } else {
-        finished_[i] = true;
-        pushed_[i] = v;
-        maybe_complete_round(sv);
-      }
-    }
-    cv_.notify_all();
-  }
-
+  virtual void push(int w, const ListPtr& value, Services& sv) = 0;
   // Worker w has pushed for the last time: rounds go on without it.
-  void leave(int w, Services& sv) {
-    std::lock_guard<std::mutex> lock(m_);
-    done_[static_cast<size_t>(w)] = true;
-    if (!aborted_ && s_.utype != UpdateType::kAsp) maybe_complete_round(sv);
-    cv_.notify_all();
-  }
-
-  void abort() {
-    std::lock_guard<std::mutex> lock(m_);
-    aborted_ = true;
-    cv_.notify_all();
-  }
-
-  ListPtr result() const { return model_; }
+  virtual void leave(int w, Services& sv) = 0;
+  virtual void abort() = 0;
+  virtual ListPtr result() const = 0;
 
   // agg(model, gradients, hyperparams) on `sv`; the new model as host blocks.
   ListPtr call_agg_with(const ListPtr& model, const ListPtr& gradients, Services& sv) const {
@@ -252,6 +213,89 @@ class Server {
                                                          << " must return one list (the model)");
     return share_host(std::get<ListPtr>(out[0]));
   }
+
+ protected:
+  // val(model, hyperparams, val_features, val_labels): SystemDS logs its loss and accuracy only.
+  void validate(const ListPtr& model, Services& sv) const {
+    if (s_.val.empty()) return;
+    std::vector<Value> args;
+    for (const std::string& p : s_.val_inputs)
+      args.push_back(p == "model" ? Value(model) : s_.fixed.at(p));
+    const std::vector<Value> out = sv.call_function(s_.val, s_.val_inputs, std::move(args));
+    DMLRT_REQUIRE(out.size() == 2 && std::holds_alternative<ScalarValue>(out[0]) &&
+                      std::holds_alternative<ScalarValue>(out[1]),
+                  RuntimeError,
+                  "paramserv: the validation function " << s_.val
+                                                        << " must return two scalars (loss, "
+                                                           "accuracy)");
+  }
+
+  ServerSetup s_;
+};
+
+// The server and the workers' pulls and pushes of one process (SystemDS's LocalParamServer).
+class Server final : public PsServer {
+ public:
+  Server(ServerSetup s, ListPtr model, int k)
+      : PsServer(std::move(s)), model_(std::move(model)), queue_(static_cast<size_t>(k)),
+        pushed_(static_cast<size_t>(k)), finished_(static_cast<size_t>(k), false),
+        done_(static_cast<size_t>(k), false), straggling_(static_cast<size_t>(k), 0) {
+    for (ListPtr& q : queue_) q = model_;  // the initial broadcast
+  }
+
+  ListPtr pull(int w) override {
+    std::unique_lock<std::mutex> lock(m_);
+    cv_.wait(lock, [&] { return aborted_ || queue_[static_cast<size_t>(w)]; });
+    DMLRT_REQUIRE(!aborted_, RuntimeError, "paramserv: stopped because another worker failed");
+    ListPtr l = std::move(queue_[static_cast<size_t>(w)]);
+    queue_[static_cast<size_t>(w)] = nullptr;
+    lock.unlock();
+    return share_host(l);
+  }
+
+  void push(int w, const ListPtr& value, Services& sv) override {
+    const ListPtr v = share_host(value);
+    std::lock_guard<std::mutex> lock(m_);
+    DMLRT_REQUIRE(!aborted_, RuntimeError, "paramserv: stopped because another worker failed");
+    const size_t i = static_cast<size_t>(w);
+    if (s_.utype == UpdateType::kAsp) {
+      DMLRT_REQUIRE(!s_.model_avg, NotSupported,
+                    "paramserv: modelAvg=TRUE with utype=ASP (SystemDS does not implement it)");
+      model_ = call_agg(v, sv);
+      ++pushes_;
+      const int64_t k = static_cast<int64_t>(queue_.size());
+      if ((s_.freq == Freq::kEpoch && pushes_ % k == 0) ||
+          (s_.freq == Freq::kBatch && pushes_ % (k * s_.batches_per_epoch) == 0) ||
+          s_.freq == Freq::kNBatches)
+        validate(model_, sv);
+      queue_[i] = model_;
+    } else {
+      if (s_.utype == UpdateType::kSbp && straggling_[i] > 0) {
+        --straggling_[i];  // a straggler's late push is dropped
+        queue_[i] = model_;
+      } else {
+        finished_[i] = true;
+        pushed_[i] = v;
+        maybe_complete_round(sv);
+      }
+    }
+    cv_.notify_all();
+  }
+
+  void leave(int w, Services& sv) override {
+    std::lock_guard<std::mutex> lock(m_);
+    done_[static_cast<size_t>(w)] = true;
+    if (!aborted_ && s_.utype != UpdateType::kAsp) maybe_complete_round(sv);
+    cv_.notify_all();
+  }
+
+  void abort() override {
+    std::lock_guard<std::mutex> lock(m_);
+    aborted_ = true;
+    cv_.notify_all();
+  }
+
+  ListPtr result() const override { return model_; }
 
  private:
   ListPtr call_agg(const ListPtr& gradients, Services& sv) const {
@@ -283,7 +327,7 @@ class Server {
     }
     model_ = s_.model_avg ? acc : call_agg(acc, sv);
     ++rounds_;
-    if (s_.freq != Freq::kBatch || rounds_ % s_.batches_per_epoch == 0) validate(sv);
+    if (s_.freq != Freq::kBatch || rounds_ % s_.batches_per_epoch == 0) validate(model_, sv);
     for (size_t i = 0; i < finished_.size(); ++i) {
       if (finished_[i]) queue_[i] = model_;
       finished_[i] = false;
@@ -291,22 +335,6 @@ class Server {
     }
   }
 
-  // val(model, hyperparams, val_features, val_labels): SystemDS logs its loss and accuracy only.
-  void validate(Services& sv) const {
-    if (s_.val.empty()) return;
-    std::vector<Value> args;
-    for (const std::string& p : s_.val_inputs)
-      args.push_back(p == "model" ? Value(model_) : s_.fixed.at(p));
-    const std::vector<Value> out = sv.call_function(s_.val, s_.val_inputs, std::move(args));
-    DMLRT_REQUIRE(out.size() == 2 && std::holds_alternative<ScalarValue>(out[0]) &&
-                      std::holds_alternative<ScalarValue>(out[1]),
-                  RuntimeError,
-                  "paramserv: the validation function " << s_.val
-                                                        << " must return two scalars (loss, "
-                                                           "accuracy)");
-  }
-
-  Setup s_;
   std::mutex m_;
   std::condition_variable cv_;
   ListPtr model_;
@@ -316,6 +344,96 @@ class Server {
   std::vector<bool> done_;       // left
   std::vector<int> straggling_;  // SBP: pushes still to drop
   int64_t rounds_ = 0, pushes_ = 0;
+  bool aborted_ = false;
+};
+
+// BSP rounds across MPI ranks (Note [paramserv over MPI ranks]): this process's workers push to
+// it; the thread whose push completes the local round adds the local pushes in worker order,
+// gathers every rank's sum (Services::gather_lists), adds them in rank order and applies agg,
+// which every rank does alike, so every rank holds the same model. `rounds` is the number of
+// rounds of the busiest worker of any rank; finish() runs the rounds this rank has no pushes for.
+class RankBspServer final : public PsServer {
+ public:
+  RankBspServer(ServerSetup s, ListPtr model, std::vector<int> global_ids, int k_total,
+                int64_t rounds)
+      : PsServer(std::move(s)), model_(std::move(model)), ids_(std::move(global_ids)),
+        pushed_(ids_.size()), active_(static_cast<int>(ids_.size())), k_total_(k_total),
+        rounds_total_(rounds) {}
+
+  ListPtr pull(int w) override {
+    (void)w;
+    std::lock_guard<std::mutex> lock(m_);
+    DMLRT_REQUIRE(!aborted_, RuntimeError, "paramserv: stopped because another worker failed");
+    return share_host(model_);
+  }
+
+  void push(int w, const ListPtr& value, Services& sv) override {
+    const ListPtr v = share_host(value);
+    std::unique_lock<std::mutex> lock(m_);
+    DMLRT_REQUIRE(!aborted_, RuntimeError, "paramserv: stopped because another worker failed");
+    pushed_[static_cast<size_t>(w)] = v;
+    const int64_t gen = rounds_done_;
+    if (++arrived_ == active_) {
+      complete_round(sv);
+    } else {
+      cv_.wait(lock, [&] { return aborted_ || rounds_done_ != gen; });
+      DMLRT_REQUIRE(!aborted_, RuntimeError, "paramserv: stopped because another worker failed");
+    }
+  }
+
+  void leave(int w, Services& sv) override {
+    (void)w;
+    std::lock_guard<std::mutex> lock(m_);
+    --active_;
+    if (!aborted_ && active_ > 0 && arrived_ == active_) complete_round(sv);
+  }
+
+  void abort() override {
+    std::lock_guard<std::mutex> lock(m_);
+    aborted_ = true;
+    cv_.notify_all();
+  }
+
+  ListPtr result() const override { return model_; }
+
+  // The rounds left once this rank's workers are done (its pushes: none).
+  void finish(Services& sv) {
+    std::lock_guard<std::mutex> lock(m_);
+    while (rounds_done_ < rounds_total_) complete_round(sv);
+  }
+
+ private:
+  // Under m_ (the rank's other workers wait for it anyway).
+  void complete_round(Services& sv) {
+    DMLRT_REQUIRE(rounds_done_ < rounds_total_, RuntimeError,
+                  "paramserv: more BSP rounds than the " << rounds_total_ << " planned");
+    ListPtr local;
+    for (size_t i = 0; i < pushed_.size(); ++i) {  // worker order (ids_ ascend)
+      if (!pushed_[i]) continue;
+      ListPtr v = pushed_[i];
+      if (s_.model_avg) v = combine(v, nullptr, 1.0 / k_total_, "model");
+      local = local ? combine(local, v, 1.0, s_.model_avg ? "model" : "gradient") : v;
+      pushed_[i] = nullptr;
+    }
+    ListPtr total;
+    for (const ListPtr& l : sv.gather_lists(local))  // rank order
+      if (l) total = total ? combine(total, l, 1.0, s_.model_avg ? "model" : "gradient") : l;
+    DMLRT_REQUIRE(total != nullptr, RuntimeError, "paramserv: a BSP round without pushes");
+    model_ = s_.model_avg ? total : call_agg_with(model_, total, sv);
+    ++rounds_done_;
+    if (s_.freq != Freq::kBatch || rounds_done_ % s_.batches_per_epoch == 0) validate(model_, sv);
+    arrived_ = 0;
+    cv_.notify_all();
+  }
+
+  std::mutex m_;
+  std::condition_variable cv_;
+  ListPtr model_;
+  std::vector<int> ids_;          // global worker ids of this rank's workers
+  std::vector<ListPtr> pushed_;   // per local worker: its push of this round
+  int arrived_ = 0, active_;
+  int k_total_;
+  int64_t rounds_total_, rounds_done_ = 0;
   bool aborted_ = false;
 };
 
@@ -423,7 +541,7 @@ void ParamservInstruction::run_cpu(ExecutionContext& ec) {
   DMLRT_REQUIRE(features->rows() == labels->rows(), RuntimeError,
                 where_ << "features has " << features->rows() << " rows and labels "
                        << labels->rows() << "; they must have one row per example");
-  Server::Setup setup{utype, freq, model_avg, static_cast<int>(backups), 1, "", "", {}, {}, {}};
+  ServerSetup setup{utype, freq, model_avg, static_cast<int>(backups), 1, "", "", {}, {}, {}};
   if (params_.count("hyperparams")) {
     const ListPtr h = ec.list(params_.at("hyperparams"));
     read_all(Value(h));
@@ -488,11 +606,39 @@ void ParamservInstruction::run_cpu(ExecutionContext& ec) {
   setup.batches_per_epoch = std::max<int64_t>(1, ((features->rows() + k - 1) / k + batch - 1) / batch);
 
   const std::map<std::string, Value> fixed = setup.fixed;
-  Server server(std::move(setup), share_host(model0), workers);
+  // Under MPI (Note [paramserv over MPI ranks]): BSP spreads the workers over the ranks; the
+  // other update types run on rank 0, which hands the result to the others.
+  const int ranks = sv.process_count(), me = sv.process_rank();
+  const bool over_ranks = ranks > 1 && utype == UpdateType::kBsp;
+  std::vector<int> ids;  // the global workers this process runs
+  for (int w = 0; w < workers; ++w)
+    if (!over_ranks || static_cast<int64_t>(w) * ranks / workers == me) ids.push_back(w);
+  if (ranks > 1 && !over_ranks && me != 0) ids.clear();
+  auto pushes_of = [&](int w) {
+    const int64_t b = (parts[static_cast<size_t>(w)].features->rows() + batch - 1) / batch;
+    return freq == Freq::kBatch   ? epochs * b
+           : freq == Freq::kEpoch ? epochs
+                                  : epochs * ((b + nbatches - 1) / nbatches);
+  };
+  int64_t rounds = 0;
+  for (int w = 0; w < workers; ++w) rounds = std::max(rounds, pushes_of(w));
+  std::unique_ptr<PsServer> owned;
+  RankBspServer* rank_server = nullptr;
+  if (over_ranks) {
+    auto r = std::make_unique<RankBspServer>(std::move(setup), share_host(model0), ids, workers,
+                                             rounds);
+    rank_server = r.get();
+    owned = std::move(r);
+  } else {
+    owned = std::make_unique<Server>(std::move(setup), share_host(model0),
+                                     static_cast<int>(ids.size()));
+  }
+  PsServer& server = *owned;
   std::mutex error_mutex;
   std::exception_ptr first_error;  // the failure that stopped the others
-  ec.services().run_workers(workers, [&](int w, Services& wsv) {
-    const Part& part = parts[static_cast<size_t>(w)];
+  if (!ids.empty()) ec.services().run_workers(static_cast<int>(ids.size()), [&](int w, Services& wsv) {
+    const int gw = ids[static_cast<size_t>(w)];  // the global worker id
+    const Part& part = parts[static_cast<size_t>(gw)];
     const int64_t n = part.features->rows();
     const int64_t batches = (n + batch - 1) / batch;
     int64_t epoch = 0, batch_no = 0;  // where the worker is, for its error message
@@ -559,7 +705,7 @@ void ParamservInstruction::run_cpu(ExecutionContext& ec) {
       // others then stop with "another worker failed").
       std::exception_ptr err;
       try {
-        rethrow_with_context(e, where_ + "worker " + std::to_string(w + 1) + " of " +
+        rethrow_with_context(e, where_ + "worker " + std::to_string(gw + 1) + " of " +
                                     std::to_string(workers) + ", epoch " +
                                     std::to_string(epoch + 1) + ", batch " +
                                     std::to_string(batch_no + 1) + ": ");
@@ -574,7 +720,14 @@ void ParamservInstruction::run_cpu(ExecutionContext& ec) {
     }
   });
   if (first_error) std::rethrow_exception(first_error);
-  ec.set(out_.name, server.result());
+  ListPtr result = server.result();
+  if (rank_server) {
+    rank_server->finish(sv);
+    result = rank_server->result();
+  } else if (ranks > 1) {
+    result = sv.gather_lists(me == 0 ? result : nullptr)[0];  // rank 0's, on every rank
+  }
+  ec.set(out_.name, result);
 }
 
 }  // namespace dmlrt::inst

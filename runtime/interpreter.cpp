@@ -1160,6 +1160,26 @@ kernels::MatrixBlock Interpreter::read_matrix(const inst::MatrixObject& mo) {
   return block;
 }
 
+int Interpreter::process_count() { return mpi::size(); }
+int Interpreter::process_rank() { return mpi::rank(); }
+
+std::vector<inst::ListPtr> Interpreter::gather_lists(const inst::ListPtr& mine) {
+  if (!mpi::active()) return {mine};
+  std::string bytes;
+  encode_int(mine ? 1 : 0, bytes);
+  if (mine) encode_value(inst::Value(mine), bytes);
+  std::vector<inst::ListPtr> out;
+  for (const std::string& b : mpi::all_gather(bytes)) {
+    size_t pos = 0;
+    if (decode_int(b, pos) == 0) {
+      out.push_back(nullptr);
+      continue;
+    }
+    out.push_back(std::get<inst::ListPtr>(decode_value(b, pos)));
+  }
+  return out;
+}
+
 // Under MPI every rank holds the same values; rank 0 alone writes them (Note [MPI ranks]).
 void Interpreter::write_matrix(const kernels::MatrixBlock& block, const inst::WriteRequest& req) {
   if (mpi::rank() == 0) io::write_matrix(block, req.path, req.format);

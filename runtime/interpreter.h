@@ -48,6 +48,9 @@ class Interpreter final : public inst::Services {
   std::optional<inst::FunctionSignature> function_signature(const std::string& key) override;
   std::ostream& out() override { return *out_; }
   void run_workers(int k, const std::function<void(int, inst::Services&)>& body) override;
+  int process_count() override;
+  int process_rank() override;
+  std::vector<inst::ListPtr> gather_lists(const inst::ListPtr& mine) override;
   // Each part timed and located as a line of its own; the fused instruction itself is then not
   // counted in -stats.
 

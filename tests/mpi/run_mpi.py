@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """MPI ranks (Note [MPI ranks] in runtime/mpi_world.cpp): a plan run by `mpirun -np 2 dmlrt -f ...`
-prints what the single process prints (PARFOR tasks spread over the ranks, results merged on all,
+prints what the single process prints (numbers within 1e-9; PARFOR tasks spread over the ranks, results merged on all,
 rank 0's output only), writes its files once (rank 0), fails with the single process's error, and
-`rand` with seed -1 agrees across ranks (a sum printed after a PARFOR that every rank ran part of).
+`rand` with seed -1 agrees across ranks (a sum printed after a PARFOR that every rank ran part of);
+paramserv's conformance cases give one process's outputs within 1e-9 (Note [paramserv over MPI
+ranks]).
 
     python3 tests/mpi/run_mpi.py --dmlrt build/runtime/dmlrt [--ranks 2]
 
@@ -10,6 +12,7 @@ Exit code 77 (ctest: skipped) when mpirun is missing or this dmlrt was built wit
 """
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -31,6 +34,27 @@ def run(cmd, cwd):
     return r.returncode, r.stdout, r.stderr
 
 
+NUMBER = re.compile(r"-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+
+
+def numbers_close(got, ref, rtol=1e-9, atol=1e-9):
+    """Same text outside numbers, numbers within tolerance."""
+    if NUMBER.sub("#", got) != NUMBER.sub("#", ref):
+        return False
+    for g, r in zip(NUMBER.findall(got), NUMBER.findall(ref)):
+        g, r = float(g), float(r)
+        if abs(g - r) > atol + rtol * abs(r):
+            return False
+    return True
+
+
+def case_run(cmd, case_dir, work):
+    """Runs a conformance case's plan in `work` (with its in/ copied, an empty out/)."""
+    shutil.copytree(os.path.join(case_dir, "in"), os.path.join(work, "in"))
+    os.makedirs(os.path.join(work, "out"))
+    return run(cmd + ["-f", os.path.join(case_dir, "plan.plan"), "-seed", "7"], work)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--dmlrt", required=True)
@@ -46,7 +70,10 @@ def main():
         return 77
     failures = []
     cases = [("unit/data/parfor/results.plan", 0), ("unit/data/parfor/params.plan", 0),
-             ("unit/data/parfor/error.plan", 1), ("mpi/data/write_rand.plan", 0)]
+             ("unit/data/parfor/error.plan", 1), ("mpi/data/write_rand.plan", 0),
+             ("unit/data/paramserv/v_sbp.plan", 0), ("unit/data/paramserv/v_uneven.plan", 0),
+             ("unit/data/paramserv/v_modelavg.plan", 0),
+             ("unit/data/paramserv/err_upd_fails.plan", 1)]
     for plan, want_rc in cases:
         path = os.path.join(TESTS, plan)
         with tempfile.TemporaryDirectory() as one_dir, tempfile.TemporaryDirectory() as mpi_dir:
@@ -58,7 +85,7 @@ def main():
                 failures.append(f"{label}: one process exits {rc1}, expected {want_rc}: {err1}")
             elif (rcn == 0) != (rc1 == 0):
                 failures.append(f"{label}: exit {rcn} under mpirun, {rc1} alone\n{errn}")
-            elif outn != out1:
+            elif not numbers_close(outn, out1):
                 failures.append(f"{label}: output differs\n--- alone ---\n{out1}\n--- mpirun ---\n"
                                 f"{outn}\n{errn}")
             elif rc1 != 0 and err1.strip().splitlines()[-1] not in errn:
@@ -73,6 +100,32 @@ def main():
                 if os.path.isfile(p1) and open(p1, "rb").read() != open(pn, "rb").read():
                     failures.append(f"{label}: {f} differs")
             print(("FAIL " if failures and failures[-1].startswith(label) else "PASS ") + label)
+    # paramserv (Note [paramserv over MPI ranks]): BSP workers spread over the ranks, the other
+    # update types on rank 0; the outputs within 1e-9 of one process's (the ranks add their
+    # workers' sums in rank order).
+    for case in ["paramserv_bsp_batch", "paramserv_schemes", "paramserv_bsp_epoch"]:
+        case_dir = os.path.join(TESTS, "conformance", "cases", case)
+        with tempfile.TemporaryDirectory() as one_dir, tempfile.TemporaryDirectory() as mpi_dir:
+            rc1, out1, err1 = case_run([dmlrt], case_dir, one_dir)
+            rcn, outn, errn = case_run(mpirun_cmd(a.ranks) + [dmlrt], case_dir, mpi_dir)
+            problems = []
+            if rc1 != 0 or rcn != 0:
+                problems.append(f"exit {rc1} alone, {rcn} under mpirun\n{err1}\n{errn}")
+            elif not numbers_close(outn, out1):
+                problems.append(f"output differs\n--- alone ---\n{out1}\n--- mpirun ---\n{outn}")
+            else:
+                outs = sorted(os.listdir(os.path.join(one_dir, "out")))
+                if outs != sorted(os.listdir(os.path.join(mpi_dir, "out"))):
+                    problems.append("written files differ")
+                for f in outs:
+                    if f.endswith(".csv"):
+                        g = open(os.path.join(mpi_dir, "out", f)).read()
+                        r = open(os.path.join(one_dir, "out", f)).read()
+                        if not numbers_close(g, r):
+                            problems.append(f"out/{f} differs")
+            label = f"{case} ({a.ranks} ranks)"
+            print(("FAIL " if problems else "PASS ") + label)
+            failures += [f"{label}: {p}" for p in problems]
     # No -seed: every rank must draw the same data (rank 0's base seed).
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(TESTS, "mpi/data/write_rand.plan")
