@@ -9,6 +9,8 @@ excluded); best of --repeat runs. Speed-up = one thread / N threads, efficiency 
     python3 bench/parfor_bench.py run --dmlrt build/runtime/dmlrt --out parfor.json [--threads N]
         [--gpu-workers W]   (also -gpu: one worker on the GPU, i.e. in order, against W workers
                              sharing it, dmlrt.gpu.parfor.workers.per.gpu; Note [PARFOR on GPUs])
+        [--mpi-ranks R]     (also `mpirun -np R` with one thread per rank, against one thread;
+                             Note [MPI ranks])
     python3 bench/parfor_bench.py markdown parfor.json --date ... --device ... --commit ... \\
         --command ...        (its section of bench/RESULTS.md)
 """
@@ -35,10 +37,17 @@ def gpu_config(workers, folder):
     return path
 
 
-def loop_seconds(dmlrt, plan, threads, repeat, extra=()):
+def mpirun(ranks):
+    cmd = ["mpirun", "-np", str(ranks), "--oversubscribe", "--bind-to", "none"]
+    if os.geteuid() == 0:
+        cmd.append("--allow-run-as-root")
+    return cmd + ["--mca", "btl", "self,tcp", "--mca", "btl_tcp_if_include", "lo"]
+
+
+def loop_seconds(dmlrt, plan, threads, repeat, extra=(), prefix=()):
     best = None
     for _ in range(repeat):
-        r = subprocess.run([dmlrt, "-f", plan, "-threads", str(threads), *extra],
+        r = subprocess.run([*prefix, dmlrt, "-f", plan, "-threads", str(threads), *extra],
                            capture_output=True, text=True)
         m = LOOP.search(r.stdout)
         if r.returncode != 0 or not m:
@@ -66,6 +75,9 @@ def run(args):
                               ["-gpu", "-config", gpu_config(w, cfg_dir)])
             rec.update({"gpu_workers": w, "gpu_one_worker_s": g1, "gpu_w_workers_s": gw,
                         "gpu_speedup": g1 / gw})
+        if args.mpi_ranks:
+            m = loop_seconds(args.dmlrt, plan, 1, args.repeat, prefix=mpirun(args.mpi_ranks))
+            rec.update({"mpi_ranks": args.mpi_ranks, "mpi_s": m, "mpi_speedup": one / m})
         records.append(rec)
         print(json.dumps(rec), flush=True)
     with open(args.out, "w") as f:
@@ -87,6 +99,17 @@ def markdown_block(records, header):
                      f"{r['one_thread_s']:.3f} s | "
                      f"{r['n_threads_s']:.3f} s | {r['speedup']:.2f}x | "
                      f"{100 * r['efficiency']:.0f}% |")
+    ranks = [r for r in records if "mpi_ranks" in r]
+    if ranks:
+        lines += ["", "Under `mpirun -np R` (Note [MPI ranks]), one thread per rank, against one "
+                  "process with one thread.", "",
+                  "| machine | case | R | 1 process | R ranks | speed-up | efficiency |",
+                  "|---|---|---|---|---|---|---|"]
+        for r in ranks:
+            lines.append(f"| {r.get('machine', '')} | {r['case']} | {r['mpi_ranks']} | "
+                         f"{r['one_thread_s']:.3f} s | {r['mpi_s']:.3f} s | "
+                         f"{r['mpi_speedup']:.2f}x | "
+                         f"{100 * r['mpi_speedup'] / r['mpi_ranks']:.0f}% |")
     gpu = [r for r in records if "gpu_workers" in r]
     if gpu:
         lines += ["", "With `-gpu` (every iteration's operators on the one GPU): one worker (SystemDS's "
@@ -112,6 +135,8 @@ def main(argv):
     r.add_argument("--threads", type=int, default=0, help="N (default: every core)")
     r.add_argument("--repeat", type=int, default=3)
     r.add_argument("--machine", default="", help="a label for the machine column")
+    r.add_argument("--mpi-ranks", type=int, default=0,
+                   help="also time `mpirun -np R` with one thread per rank")
     r.add_argument("--gpu-workers", type=int, default=0,
                    help="also time -gpu with 1 and with this many workers sharing the GPU")
     add_markdown_parser(sub, os.path.join(HERE, "RESULTS.md"))

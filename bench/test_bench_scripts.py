@@ -538,6 +538,11 @@ class ParforBenchTest(unittest.TestCase):
             ["Date: D"])
         self.assertIn("| H200 | grid_lm | 16 | 1.600 s | 0.200 s | 8.00x | 50% |", gpu)
         self.assertIn("| grid_lm | 4 | 0.080 s | 0.040 s | 2.00x | 50% |", gpu)
+        mpi = parfor_bench.markdown_block(
+            [{"machine": "CPU", "case": "grid_lm", "threads": 2, "one_thread_s": 0.6,
+              "n_threads_s": 0.35, "speedup": 1.7, "efficiency": 0.85, "mpi_ranks": 2,
+              "mpi_s": 0.4, "mpi_speedup": 1.5}], ["Date: D"])
+        self.assertIn("| CPU | grid_lm | 2 | 0.600 s | 0.400 s | 1.50x | 75% |", mpi)
 
 
 class ParamservBenchTest(unittest.TestCase):
