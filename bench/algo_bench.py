@@ -349,6 +349,19 @@ def write_markdown(args):
     print(block)
 
 
+def run_and_markdown_parsers(doc, results):
+    """The command line of a bench script with a `run` subcommand (--dmlrt, --out; the caller adds
+    its own options to the returned subparser) and a `markdown` one (add_markdown_parser)."""
+    ap = argparse.ArgumentParser(description=doc,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run")
+    r.add_argument("--dmlrt", required=True)
+    r.add_argument("--out", required=True)
+    add_markdown_parser(sub, results)
+    return ap, sub, r
+
+
 def add_markdown_parser(sub, results):
     """The `markdown` subcommand of a bench script whose section goes into RESULTS.md."""
     m = sub.add_parser("markdown")

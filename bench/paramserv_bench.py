@@ -13,7 +13,6 @@ work in 1/k as many BSP rounds (k times the examples per model update).
     python3 bench/paramserv_bench.py markdown ps.json --date ... --device ... --commit ... \\
         --command ...        (its section of bench/RESULTS.md)
 """
-import argparse
 import json
 import os
 import re
@@ -22,7 +21,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from algo_bench import add_markdown_parser, write_markdown_section  # noqa: E402
+from algo_bench import run_and_markdown_parsers, write_markdown_section  # noqa: E402
 PLANS = os.path.join(HERE, "paramserv")
 TIME = re.compile(r"ps ms: ([0-9.eE+-]+)")
 BEGIN, END = "<!-- paramserv:begin -->", "<!-- paramserv:end -->"
@@ -77,19 +76,13 @@ def markdown_block(records, header):
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = ap.add_subparsers(dest="cmd", required=True)
-    r = sub.add_parser("run")
-    r.add_argument("--dmlrt", required=True)
-    r.add_argument("--out", required=True)
+    ap, _, r = run_and_markdown_parsers(__doc__, os.path.join(HERE, "RESULTS.md"))
     r.add_argument("--cpu-k", type=int, default=2, choices=[0, 2, 4, 8],
                    help="workers of the CPU row (0: none)")
     r.add_argument("--gpu-k", type=int, default=0, choices=[0, 2, 4, 8],
                    help="workers of the -gpu row (0: none)")
     r.add_argument("--repeat", type=int, default=1)
     r.add_argument("--machine", default="", help="a label for the machine column")
-    add_markdown_parser(sub, os.path.join(HERE, "RESULTS.md"))
     a = ap.parse_args(argv)
     if a.cmd == "run":
         a.dmlrt = os.path.abspath(a.dmlrt)

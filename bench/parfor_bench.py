@@ -14,7 +14,6 @@ excluded); best of --repeat runs. Speed-up = one thread / N threads, efficiency 
     python3 bench/parfor_bench.py markdown parfor.json --date ... --device ... --commit ... \\
         --command ...        (its section of bench/RESULTS.md)
 """
-import argparse
 import json
 import os
 import re
@@ -23,7 +22,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from algo_bench import add_markdown_parser, write_markdown_section  # noqa: E402
+from algo_bench import run_and_markdown_parsers, write_markdown_section  # noqa: E402
 PLANS = os.path.join(HERE, "parfor")
 LOOP = re.compile(r"loop ms: ([0-9.eE+-]+)")
 BEGIN, END = "<!-- parfor:begin -->", "<!-- parfor:end -->"
@@ -126,12 +125,7 @@ def markdown_block(records, header):
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = ap.add_subparsers(dest="cmd", required=True)
-    r = sub.add_parser("run")
-    r.add_argument("--dmlrt", required=True)
-    r.add_argument("--out", required=True)
+    ap, _, r = run_and_markdown_parsers(__doc__, os.path.join(HERE, "RESULTS.md"))
     r.add_argument("--threads", type=int, default=0, help="N (default: every core)")
     r.add_argument("--repeat", type=int, default=3)
     r.add_argument("--machine", default="", help="a label for the machine column")
@@ -139,7 +133,6 @@ def main(argv):
                    help="also time `mpirun -np R` with one thread per rank")
     r.add_argument("--gpu-workers", type=int, default=0,
                    help="also time -gpu with 1 and with this many workers sharing the GPU")
-    add_markdown_parser(sub, os.path.join(HERE, "RESULTS.md"))
     a = ap.parse_args(argv)
     if a.cmd == "run":
         a.dmlrt = os.path.abspath(a.dmlrt)

@@ -16,7 +16,6 @@ PyTorch has no persisted tuning, so its cold and warm runs do the same work (the
 with the files in the page cache, as dmlrt's warm run has them). FP64 throughout, the plans'
 precision. Inputs are written once per run into a scratch folder by the inputs' generators.
 """
-import argparse
 import json
 import os
 import re
@@ -28,7 +27,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from algo_bench import add_markdown_parser, write_markdown_section  # noqa: E402
+from algo_bench import run_and_markdown_parsers, write_markdown_section  # noqa: E402
 EXEC = re.compile(r"Total execution time:\s*([0-9.]+)\s*sec")
 READ = re.compile(r"Input read time:\s*([0-9.]+)\s*sec")
 TUNE = re.compile(r"GPU autotuning time \(conv find / gemm plans\):\s*([0-9.]+) / ([0-9.]+) sec, "
@@ -249,17 +248,11 @@ def markdown_block(records, header):
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = ap.add_subparsers(dest="cmd", required=True)
-    r = sub.add_parser("run")
-    r.add_argument("--dmlrt", required=True)
-    r.add_argument("--out", required=True)
+    ap, sub, r = run_and_markdown_parsers(__doc__, os.path.join(HERE, "RESULTS.md"))
     r.add_argument("--cases", nargs="*", default=list(CASES))
     for name in ["torch-lenet", "torch-lmcg"]:
         s = sub.add_parser(name)
         s.add_argument("--dir", required=True)
-    add_markdown_parser(sub, os.path.join(HERE, "RESULTS.md"))
     a = ap.parse_args(argv)
     if a.cmd == "markdown":
         return write_markdown_section(a, BEGIN, END, markdown_block)

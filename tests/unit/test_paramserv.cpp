@@ -9,7 +9,7 @@
 #include <sstream>
 #include <string>
 
-#include "common/test_paths.h"
+#include "common/plan_run.h"
 #include "gpu_context/error.h"
 #include "kernels/cpu/parallel.h"
 #include "runtime/interpreter.h"
@@ -20,27 +20,10 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-struct Run {
-  std::string out, error;
-};
+using Run = test::PlanRun;
 
 Run run_ps(const std::string& name, int threads) {
-  const int saved = kernels::cpu::num_threads();
-  kernels::cpu::set_num_threads(threads);
-  const runtime::Program p =
-      runtime::parse_plan_file(test::test_data_dir() + "/unit/data/paramserv/" + name);
-  std::ostringstream out;
-  runtime::Interpreter interp(p, out);
-  inst::ExecutionContext ec(interp, {});
-  Run r;
-  try {
-    interp.run(ec);
-  } catch (const Error& e) {
-    r.error = e.what();
-  }
-  kernels::cpu::set_num_threads(saved);
-  r.out = out.str();
-  return r;
+  return test::run_test_plan("unit/data/paramserv/" + name, threads);
 }
 
 }  // namespace

@@ -9,7 +9,7 @@
 #include <sstream>
 #include <string>
 
-#include "common/test_paths.h"
+#include "common/plan_run.h"
 #include "gpu_context/error.h"
 #include "kernels/cpu/parallel.h"
 #include "runtime/interpreter.h"
@@ -20,39 +20,15 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-struct ThreadCountGuard {
-  int saved = kernels::cpu::num_threads();
-  ~ThreadCountGuard() { kernels::cpu::set_num_threads(saved); }
-};
-
-struct Run {
-  std::string out, error, stats;
-};
+using Run = test::PlanRun;
 
 Run run_plan(const std::string& name, int threads) {
-  kernels::cpu::set_num_threads(threads);
-  const runtime::Program p =
-      runtime::parse_plan_file(test::test_data_dir() + "/unit/data/parfor/" + name);
-  std::ostringstream out, stats_text;
-  runtime::Statistics stats;
-  runtime::Interpreter interp(p, out, &stats);
-  inst::ExecutionContext ec(interp, {});
-  Run r;
-  try {
-    interp.run(ec);
-  } catch (const Error& e) {
-    r.error = e.what();
-  }
-  r.out = out.str();
-  stats.print(stats_text, 3);
-  r.stats = stats_text.str();
-  return r;
+  return test::run_test_plan("unit/data/parfor/" + name, threads);
 }
 
 }  // namespace
 
 TEST_CASE("parfor: results, prints and body variables as the loop in order", "[parfor]") {
-  ThreadCountGuard guard;
   const Run one = run_plan("results.plan", 1);
   REQUIRE(one.error.empty());
   CHECK_THAT(one.out, Contains("row 50\nrow 100\nrow 150\nrow 200\n"));
@@ -80,7 +56,6 @@ TEST_CASE("parfor: results, prints and body variables as the loop in order", "[p
 
 TEST_CASE("parfor: the error of the lowest failing iteration, after the output before it",
           "[parfor]") {
-  ThreadCountGuard guard;
   const Run one = run_plan("error.plan", 1);
   REQUIRE_THAT(one.error, Contains("leftIndex: rows 104:104 out of bounds for a 10x1 matrix"));
   CHECK(one.out == "it 1\nit 2\nit 3\nit 4\n");
@@ -123,7 +98,6 @@ TEST_CASE("parfor: task partitioners cut the iterations as SystemDS's do", "[par
 
 TEST_CASE("parfor: opt=NONE and CONSTRAINED parameters are honoured, results as in order",
           "[parfor]") {
-  ThreadCountGuard guard;
   const Run one = run_plan("params.plan", 1);
   REQUIRE(one.error.empty());
   CHECK(one.out ==
