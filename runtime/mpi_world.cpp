@@ -1,17 +1,8 @@
 // MPI ranks: see the header and Note [MPI ranks].
 #include "runtime/mpi_world.h"
 
-#include <algorithm>
 #include <cstdlib>
-
-#include "gpu_context/error.h"
-
-#ifdef DMLRT_WITH_MPI
-// The C API only (MPI's C++ bindings need a library of their own).
-#define OMPI_SKIP_MPICXX 1
-#define MPICH_SKIP_MPICXX 1
-#include <mpi.h>
-#endif
+#include <utility>
 
 namespace dmlrt::runtime::mpi {
 
@@ -31,89 +22,33 @@ namespace dmlrt::runtime::mpi {
 //   and only rank 0 writes files (Interpreter::write_matrix / write_scalar); every rank reads.
 // - randomness: rand with seed -1 draws from -seed's base seed, which rank 0 chooses for all
 //   (broadcast), so every rank generates the same data.
-// MPI is called from the interpreter thread only (MPI_THREAD_SERIALIZED is asked for; worker
-// threads never call MPI). Values cross ranks in value_codec's bytes.
+// MPI is called from the interpreter thread, and from paramserv's worker threads one at a time
+// (MPI_THREAD_SERIALIZED is asked for). Values cross ranks in value_codec's bytes. The MPI calls
+// live in the dmlrt executable (runtime/cli/mpi_transport.cpp), which installs them here.
 namespace {
-bool g_active = false;
-int g_rank = 0, g_size = 1;
-
-bool launched_by_mpirun() {
-  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "MPI_LOCALNRANKS"})
-    if (std::getenv(v) != nullptr) return true;
-  return false;
+Transport& transport() {
+  static Transport t;
+  return t;
 }
 }  // namespace
 
-void init(int* argc, char*** argv) {
-#ifdef DMLRT_WITH_MPI
-  if (!launched_by_mpirun()) return;
-  int provided = 0;
-  if (MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS) return;
-  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &g_size);
-  g_active = g_size > 1;
-  if (!g_active) {
-    MPI_Finalize();
-    g_rank = 0;
-    g_size = 1;
-  }
-#else
-  (void)argc;
-  (void)argv;
-#endif
-}
+void install(Transport t) { transport() = std::move(t); }
 
-void finalize() {
-#ifdef DMLRT_WITH_MPI
-  if (g_active) MPI_Finalize();
-#endif
-  g_active = false;
-}
-
-void abort(int code) {
-#ifdef DMLRT_WITH_MPI
-  if (g_active) MPI_Abort(MPI_COMM_WORLD, code);
-#endif
-  std::exit(code);
-}
-
-bool active() { return g_active; }
-int rank() { return g_rank; }
-int size() { return g_size; }
+bool active() { return transport().size > 1; }
+int rank() { return transport().rank; }
+int size() { return transport().size; }
 
 int64_t broadcast(int64_t value) {
-#ifdef DMLRT_WITH_MPI
-  if (g_active) {
-    long long v = value;
-    MPI_Bcast(&v, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
-    return v;
-  }
-#endif
-  return value;
+  return active() ? transport().broadcast(value) : value;
 }
 
 std::vector<std::string> all_gather(const std::string& mine) {
-#ifdef DMLRT_WITH_MPI
-  if (g_active) {
-    long long n = static_cast<long long>(mine.size());
-    std::vector<long long> sizes(static_cast<size_t>(g_size));
-    MPI_Allgather(&n, 1, MPI_LONG_LONG, sizes.data(), 1, MPI_LONG_LONG, MPI_COMM_WORLD);
-    // In pieces of at most 1 GiB: MPI counts are ints.
-    constexpr long long kPiece = 1LL << 30;
-    std::vector<std::string> out(static_cast<size_t>(g_size));
-    for (int r = 0; r < g_size; ++r) out[static_cast<size_t>(r)].resize(static_cast<size_t>(sizes[static_cast<size_t>(r)]));
-    for (int root = 0; root < g_size; ++root) {
-      std::string& buf = root == g_rank ? const_cast<std::string&>(mine) : out[static_cast<size_t>(root)];
-      for (long long off = 0; off < sizes[static_cast<size_t>(root)]; off += kPiece) {
-        const int len = static_cast<int>(std::min(kPiece, sizes[static_cast<size_t>(root)] - off));
-        MPI_Bcast(buf.data() + off, len, MPI_BYTE, root, MPI_COMM_WORLD);
-      }
-    }
-    out[static_cast<size_t>(g_rank)] = mine;
-    return out;
-  }
-#endif
-  return {mine};
+  return active() ? transport().all_gather(mine) : std::vector<std::string>{mine};
+}
+
+void abort(int code) {
+  if (active() && transport().abort) transport().abort(code);
+  std::exit(code);
 }
 
 }  // namespace dmlrt::runtime::mpi

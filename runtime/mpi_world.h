@@ -1,22 +1,26 @@
 // MPI ranks (issue #20; Note [MPI ranks] in mpi_world.cpp): `mpirun -np N dmlrt -f x.plan` runs
 // the program on every rank; PARFOR iterations are spread over the ranks and their results merged
-// on all of them; rank 0 alone prints and writes. Built when CMake finds MPI (DMLRT_WITH_MPI);
-// otherwise, and when not started by mpirun, there is one rank and every call here is a no-op.
+// on all of them; rank 0 alone prints and writes. The runtime library needs no MPI: the dmlrt
+// executable joins the job (runtime/cli/mpi_transport.cpp, built when CMake finds MPI) and
+// installs its transport here. Without one (not started by mpirun, an embedding application)
+// there is one rank and every call here is a no-op.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 namespace dmlrt::runtime::mpi {
 
-// From main(), before anything else runs: joins the MPI job when the environment says mpirun
-// started this process (Open MPI, MPICH/PMI, PMIx variables); with one rank, MPI stays off.
-void init(int* argc, char*** argv);
-// From main() at exit (also after errors: every rank reaches it, or abort() ended the job).
-void finalize();
-// Ends every rank (an error on one rank that the others cannot learn about).
-[[noreturn]] void abort(int code);
+// What a joined MPI job gives the runtime (installed once, before the program runs).
+struct Transport {
+  int rank = 0, size = 1;
+  std::function<int64_t(int64_t)> broadcast;                          // rank 0's value
+  std::function<std::vector<std::string>(const std::string&)> all_gather;  // in rank order
+  std::function<void(int)> abort;                                      // ends every rank
+};
+void install(Transport t);
 
 // True when this process is one of several MPI ranks.
 bool active();
@@ -27,5 +31,7 @@ int size();
 int64_t broadcast(int64_t value);
 // Every rank's `mine`, in rank order, on every rank.
 std::vector<std::string> all_gather(const std::string& mine);
+// Ends every rank (an error on one rank that the others cannot learn about); exits otherwise.
+[[noreturn]] void abort(int code);
 
 }  // namespace dmlrt::runtime::mpi

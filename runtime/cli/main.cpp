@@ -21,6 +21,7 @@
 #include "memory/gpu_session.h"
 #include "runtime/cli/cli_options.h"
 #include "runtime/cli/dml_capture.h"
+#include "runtime/cli/mpi_transport.h"
 #include "runtime/config.h"
 #include "runtime/explain.h"
 #include "runtime/gpu_setup.h"
@@ -214,11 +215,11 @@ int main(int argc, char** argv) {
   dmlrt::kernels::cpu::set_num_threads(config.num_threads);
   dmlrt::kernels::keep_freed_host_memory();  // Note [Freed host memory is kept]
   // Under mpirun: one rank of the job (Note [MPI ranks]); every rank gets here and finalizes.
-  dmlrt::runtime::mpi::init(&argc, &argv);
+  join_mpi_job(&argc, &argv);
   const int rc = run(opts, config);
   // A failure every rank shares ends every rank here; one only some ranks see (a write on rank 0)
   // would leave the others waiting at the next exchange: end the whole job instead.
   if (rc != kExitOk && dmlrt::runtime::mpi::active()) dmlrt::runtime::mpi::abort(rc);
-  dmlrt::runtime::mpi::finalize();
+  leave_mpi_job();
   return rc;
 }
