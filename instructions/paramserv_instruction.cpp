@@ -70,9 +70,9 @@ namespace dmlrt::inst {
 // models, so they run on rank 0, which hands its result to the others. The gradients travel
 // through the host (all-gather of bytes); an MPI_Allreduce, or NCCL between GPUs, would move
 // less, and is not done yet.
-// Matrices cross threads as host blocks in fresh matrix objects (with_own_objects): each worker reads
-// its own objects, so on a GPU run each uploads into its own session and no device copy is ever
-// shared between sessions.
+// Matrices cross threads as host blocks in fresh matrix objects (with_own_objects): each worker
+// reads its own objects, so on a GPU run each uploads into its own session and no device copy is
+// ever shared between sessions.
 
 namespace {
 
@@ -104,13 +104,13 @@ ListPtr combine(const ListPtr& a, const ListPtr& b, double scale, const char* wh
     if (b) {
       const BlockPtr y = block_of(b->items[i], what, i);
       DMLRT_REQUIRE(x->rows() == y->rows() && x->cols() == y->cols(), RuntimeError,
-                    "paramserv: entry " << i + 1 << " of the " << what << " lists is "
-                                        << x->rows() << "x" << x->cols() << " in one and "
-                                        << y->rows() << "x" << y->cols() << " in the other");
+                    "paramserv: entry " << i + 1 << " of the " << what << " lists is " << x->rows()
+                                        << "x" << x->cols() << " in one and " << y->rows() << "x"
+                                        << y->cols() << " in the other");
       mo->set_block(kernels::cpu::binary_matrix_matrix(kernels::cpu::BinaryOp::kPlus, *x, *y));
     } else {
-      mo->set_block(kernels::cpu::binary_matrix_scalar(kernels::cpu::BinaryOp::kMult, *x, scale,
-                                                      false));
+      mo->set_block(
+          kernels::cpu::binary_matrix_scalar(kernels::cpu::BinaryOp::kMult, *x, scale, false));
     }
     out->items[i] = std::move(mo);
   }
@@ -136,17 +136,19 @@ struct Part {
 std::vector<int64_t> permutation(int64_t n, uint64_t seed) {
   const MatrixBlock p = kernels::cpu::sample_column(n, n, false, seed);
   std::vector<int64_t> out(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) out[static_cast<size_t>(i)] = static_cast<int64_t>(p.get(i, 0)) - 1;
+  for (int64_t i = 0; i < n; ++i)
+    out[static_cast<size_t>(i)] = static_cast<int64_t>(p.get(i, 0)) - 1;
   return out;
 }
 
-std::vector<Part> partition(const std::string& scheme, const BlockPtr& x, const BlockPtr& y,
-                            int k, uint64_t seed) {
+std::vector<Part> partition(const std::string& scheme, const BlockPtr& x, const BlockPtr& y, int k,
+                            uint64_t seed) {
   const int64_t n = x->rows();
   std::vector<Part> parts;
   auto add_range = [&](int64_t r0, int64_t r1) {
-    parts.push_back({std::make_shared<const MatrixBlock>(kernels::cpu::slice(*x, r0, r1, 0, x->cols())),
-                     std::make_shared<const MatrixBlock>(kernels::cpu::slice(*y, r0, r1, 0, y->cols()))});
+    parts.push_back(
+        {std::make_shared<const MatrixBlock>(kernels::cpu::slice(*x, r0, r1, 0, x->cols())),
+         std::make_shared<const MatrixBlock>(kernels::cpu::slice(*y, r0, r1, 0, y->cols()))});
   };
   auto add_rows = [&](const std::vector<int64_t>& rows) {
     parts.push_back({std::make_shared<const MatrixBlock>(gather_rows(*x, rows)),
@@ -203,14 +205,17 @@ class PsServer {
   ListPtr call_agg_with(const ListPtr& model, const ListPtr& gradients, Services& sv) const {
     std::vector<Value> args;
     for (const std::string& p : s_.agg_inputs) {
-      if (p == "model") args.emplace_back(model);
-      else if (p == "gradients") args.emplace_back(gradients);
-      else args.push_back(s_.fixed.at(p));
+      if (p == "model")
+        args.emplace_back(model);
+      else if (p == "gradients")
+        args.emplace_back(gradients);
+      else
+        args.push_back(s_.fixed.at(p));
     }
     std::vector<Value> out = sv.call_function(s_.agg, s_.agg_inputs, std::move(args));
-    DMLRT_REQUIRE(out.size() == 1 && std::holds_alternative<ListPtr>(out[0]), RuntimeError,
-                  "paramserv: the aggregation function " << s_.agg
-                                                         << " must return one list (the model)");
+    DMLRT_REQUIRE(
+        out.size() == 1 && std::holds_alternative<ListPtr>(out[0]), RuntimeError,
+        "paramserv: the aggregation function " << s_.agg << " must return one list (the model)");
     return share_host(std::get<ListPtr>(out[0]));
   }
 
@@ -237,9 +242,13 @@ class PsServer {
 class Server final : public PsServer {
  public:
   Server(ServerSetup s, ListPtr model, int k)
-      : PsServer(std::move(s)), model_(std::move(model)), queue_(static_cast<size_t>(k)),
-        pushed_(static_cast<size_t>(k)), finished_(static_cast<size_t>(k), false),
-        done_(static_cast<size_t>(k), false), straggling_(static_cast<size_t>(k), 0) {
+      : PsServer(std::move(s)),
+        model_(std::move(model)),
+        queue_(static_cast<size_t>(k)),
+        pushed_(static_cast<size_t>(k)),
+        finished_(static_cast<size_t>(k), false),
+        done_(static_cast<size_t>(k), false),
+        straggling_(static_cast<size_t>(k), 0) {
     for (ListPtr& q : queue_) q = model_;  // the initial broadcast
   }
 
@@ -321,8 +330,7 @@ class Server final : public PsServer {
       if (!finished_[i]) continue;
       ListPtr v = pushed_[i];
       if (s_.model_avg)
-        v = combine(v, nullptr,
-                    1.0 / (s_.utype == UpdateType::kSbp ? k - s_.backups : k), "model");
+        v = combine(v, nullptr, 1.0 / (s_.utype == UpdateType::kSbp ? k - s_.backups : k), "model");
       acc = acc ? combine(acc, v, 1.0, s_.model_avg ? "model" : "gradient") : v;
     }
     model_ = s_.model_avg ? acc : call_agg(acc, sv);
@@ -356,8 +364,12 @@ class RankBspServer final : public PsServer {
  public:
   RankBspServer(ServerSetup s, ListPtr model, std::vector<int> global_ids, int k_total,
                 int64_t rounds)
-      : PsServer(std::move(s)), model_(std::move(model)), ids_(std::move(global_ids)),
-        pushed_(ids_.size()), active_(static_cast<int>(ids_.size())), k_total_(k_total),
+      : PsServer(std::move(s)),
+        model_(std::move(model)),
+        ids_(std::move(global_ids)),
+        pushed_(ids_.size()),
+        active_(static_cast<int>(ids_.size())),
+        k_total_(k_total),
         rounds_total_(rounds) {}
 
   ListPtr pull(int w) override {
@@ -429,8 +441,8 @@ class RankBspServer final : public PsServer {
   std::mutex m_;
   std::condition_variable cv_;
   ListPtr model_;
-  std::vector<int> ids_;          // global worker ids of this rank's workers
-  std::vector<ListPtr> pushed_;   // per local worker: its push of this round
+  std::vector<int> ids_;         // global worker ids of this rank's workers
+  std::vector<ListPtr> pushed_;  // per local worker: its push of this round
   int arrived_ = 0, active_;
   int k_total_;
   int64_t rounds_total_, rounds_done_ = 0;
@@ -444,10 +456,27 @@ ParamservInstruction::ParamservInstruction(InstructionText t) : Instruction(std:
                 where() << ": paramserv expects name=value fields and an output");
   params_ = named_fields(0, num_fields() - 1);
   out_ = operand(num_fields() - 1);
-  static const std::set<std::string> kKnown = {
-      "model", "features", "labels", "val_features", "val_labels", "upd", "agg", "val",
-      "mode", "utype", "freq", "epochs", "batchsize", "k", "scheme", "hyperparams",
-      "checkpointing", "seed", "nbatches", "modelAvg", "num_backup_workers"};
+  static const std::set<std::string> kKnown = {"model",
+                                               "features",
+                                               "labels",
+                                               "val_features",
+                                               "val_labels",
+                                               "upd",
+                                               "agg",
+                                               "val",
+                                               "mode",
+                                               "utype",
+                                               "freq",
+                                               "epochs",
+                                               "batchsize",
+                                               "k",
+                                               "scheme",
+                                               "hyperparams",
+                                               "checkpointing",
+                                               "seed",
+                                               "nbatches",
+                                               "modelAvg",
+                                               "num_backup_workers"};
   for (const auto& [name, value] : params_)
     DMLRT_REQUIRE(kKnown.count(name) != 0, ParseError,
                   where() << ": paramserv: unknown parameter '" << name << "'");
@@ -490,14 +519,14 @@ void ParamservInstruction::run_cpu(ExecutionContext& ec) {
     DMLRT_FAIL(RuntimeError, where_ << name << "='" << v << "' is not supported (" << list << ")");
   };
   const std::string mode = text_of(ec, "mode", "LOCAL");
-  DMLRT_REQUIRE(mode == "LOCAL" || mode == "REMOTE_SPARK", NotSupported,
-                where_ << "mode '" << mode
-                       << "' is not supported (dmlrt runs LOCAL and REMOTE_SPARK here)");
+  DMLRT_REQUIRE(
+      mode == "LOCAL" || mode == "REMOTE_SPARK", NotSupported,
+      where_ << "mode '" << mode << "' is not supported (dmlrt runs LOCAL and REMOTE_SPARK here)");
   const std::string utype_s = choose("utype", "ASP", {"BSP", "ASP", "SBP"});
   const std::string freq_s = choose("freq", "EPOCH", {"BATCH", "EPOCH", "NBATCHES"});
-  const std::string scheme =
-      choose("scheme", "DISJOINT_CONTIGUOUS",
-             {"DISJOINT_CONTIGUOUS", "DISJOINT_ROUND_ROBIN", "DISJOINT_RANDOM", "OVERLAP_RESHUFFLE"});
+  const std::string scheme = choose(
+      "scheme", "DISJOINT_CONTIGUOUS",
+      {"DISJOINT_CONTIGUOUS", "DISJOINT_ROUND_ROBIN", "DISJOINT_RANDOM", "OVERLAP_RESHUFFLE"});
   const int64_t epochs = integer(ec, "epochs", 0);
   DMLRT_REQUIRE(epochs > 0, RuntimeError, where_ << "epochs=" << epochs << " must be positive");
   const int64_t batch = integer(ec, "batchsize", 64);
@@ -565,30 +594,27 @@ void ParamservInstruction::run_cpu(ExecutionContext& ec) {
                     where_ << "the function " << key << " needs an input named '" << r << "'");
     }
     for (const std::string& in : sig->input_names)
-      DMLRT_REQUIRE(allowed.count(in) != 0 && (in != "hyperparams" || setup.fixed.count(in)),
-                    RuntimeError,
-                    where_ << "the function " << key << " has an input '" << in
-                           << "' paramserv cannot bind (it binds "
-                           << (std::string(param) == "upd"
-                                   ? "model, features, labels, hyperparams"
-                                   : std::string(param) == "agg"
-                                         ? "model, gradients, hyperparams"
-                                         : "model, hyperparams, val_features, val_labels")
-                           << (setup.fixed.count("hyperparams") ? "" : "; no hyperparams given")
-                           << ")");
+      DMLRT_REQUIRE(
+          allowed.count(in) != 0 && (in != "hyperparams" || setup.fixed.count(in)), RuntimeError,
+          where_ << "the function " << key << " has an input '" << in
+                 << "' paramserv cannot bind (it binds "
+                 << (std::string(param) == "upd"   ? "model, features, labels, hyperparams"
+                     : std::string(param) == "agg" ? "model, gradients, hyperparams"
+                                                   : "model, hyperparams, val_features, val_labels")
+                 << (setup.fixed.count("hyperparams") ? "" : "; no hyperparams given") << ")");
     DMLRT_REQUIRE(sig->output_names.size() == outputs, RuntimeError,
                   where_ << "the function " << key << " must have " << outputs
                          << (outputs == 1 ? " output (a list)" : " outputs (loss, accuracy)")
                          << ", it has " << sig->output_names.size());
     return std::make_pair(key, sig->input_names);
   };
-  const auto [upd, upd_inputs] =
-      signature("upd", {"model", "features", "labels", "hyperparams"},
-                {"model", "features", "labels"}, 1);
+  const auto [upd, upd_inputs] = signature("upd", {"model", "features", "labels", "hyperparams"},
+                                           {"model", "features", "labels"}, 1);
   std::tie(setup.agg, setup.agg_inputs) =
       signature("agg", {"model", "gradients", "hyperparams"}, {"model", "gradients"}, 1);
   if (params_.count("val") && params_.count("val_features") && params_.count("val_labels")) {
-    setup.fixed["val_features"] = with_own_objects(Value(ec.matrix_object(params_.at("val_features"))));
+    setup.fixed["val_features"] =
+        with_own_objects(Value(ec.matrix_object(params_.at("val_features"))));
     setup.fixed["val_labels"] = with_own_objects(Value(ec.matrix_object(params_.at("val_labels"))));
     std::tie(setup.val, setup.val_inputs) =
         signature("val", {"model", "hyperparams", "val_features", "val_labels"},
@@ -603,7 +629,8 @@ void ParamservInstruction::run_cpu(ExecutionContext& ec) {
       partition(scheme, features, labels, static_cast<int>(k), static_cast<uint64_t>(seed));
   const int workers = static_cast<int>(parts.size());
   DMLRT_REQUIRE(workers > 0, RuntimeError, where_ << "features has no rows");
-  setup.batches_per_epoch = std::max<int64_t>(1, ((features->rows() + k - 1) / k + batch - 1) / batch);
+  setup.batches_per_epoch =
+      std::max<int64_t>(1, ((features->rows() + k - 1) / k + batch - 1) / batch);
 
   const std::map<std::string, Value> fixed = setup.fixed;
   // Under MPI (Note [paramserv over MPI ranks]): BSP spreads the workers over the ranks; the
@@ -625,8 +652,8 @@ void ParamservInstruction::run_cpu(ExecutionContext& ec) {
   std::unique_ptr<PsServer> owned;
   RankBspServer* rank_server = nullptr;
   if (over_ranks) {
-    auto r = std::make_unique<RankBspServer>(std::move(setup), share_host(model0), ids, workers,
-                                             rounds);
+    auto r =
+        std::make_unique<RankBspServer>(std::move(setup), share_host(model0), ids, workers, rounds);
     rank_server = r.get();
     owned = std::move(r);
   } else {
@@ -636,89 +663,90 @@ void ParamservInstruction::run_cpu(ExecutionContext& ec) {
   PsServer& server = *owned;
   std::mutex error_mutex;
   std::exception_ptr first_error;  // the failure that stopped the others
-  if (!ids.empty()) ec.services().run_workers(static_cast<int>(ids.size()), [&](int w, Services& wsv) {
-    const int gw = ids[static_cast<size_t>(w)];  // the global worker id
-    const Part& part = parts[static_cast<size_t>(gw)];
-    const int64_t n = part.features->rows();
-    const int64_t batches = (n + batch - 1) / batch;
-    int64_t epoch = 0, batch_no = 0;  // where the worker is, for its error message
-    auto gradients = [&](const ListPtr& model, int64_t j) {
-      batch_no = j;
-      const int64_t r0 = j * batch, r1 = std::min(n, r0 + batch);
-      std::vector<Value> args;
-      for (const std::string& p : upd_inputs) {
-        if (p == "model") {
-          args.emplace_back(model);
-        } else if (p == "features" || p == "labels") {
-          const MatrixBlock& src = p == "features" ? *part.features : *part.labels;
-          auto mo = std::make_shared<MatrixObject>();
-          mo->set_block(kernels::cpu::slice(src, r0, r1, 0, src.cols()));
-          args.emplace_back(std::move(mo));
-        } else {
-          args.push_back(with_own_objects(fixed.at(p)));
+  if (!ids.empty())
+    ec.services().run_workers(static_cast<int>(ids.size()), [&](int w, Services& wsv) {
+      const int gw = ids[static_cast<size_t>(w)];  // the global worker id
+      const Part& part = parts[static_cast<size_t>(gw)];
+      const int64_t n = part.features->rows();
+      const int64_t batches = (n + batch - 1) / batch;
+      int64_t epoch = 0, batch_no = 0;  // where the worker is, for its error message
+      auto gradients = [&](const ListPtr& model, int64_t j) {
+        batch_no = j;
+        const int64_t r0 = j * batch, r1 = std::min(n, r0 + batch);
+        std::vector<Value> args;
+        for (const std::string& p : upd_inputs) {
+          if (p == "model") {
+            args.emplace_back(model);
+          } else if (p == "features" || p == "labels") {
+            const MatrixBlock& src = p == "features" ? *part.features : *part.labels;
+            auto mo = std::make_shared<MatrixObject>();
+            mo->set_block(kernels::cpu::slice(src, r0, r1, 0, src.cols()));
+            args.emplace_back(std::move(mo));
+          } else {
+            args.push_back(with_own_objects(fixed.at(p)));
+          }
         }
-      }
-      std::vector<Value> out = wsv.call_function(upd, upd_inputs, std::move(args));
-      DMLRT_REQUIRE(out.size() == 1 && std::holds_alternative<ListPtr>(out[0]), RuntimeError,
-                    "paramserv: the update function " << upd
-                                                      << " must return one list (the gradients)");
-      return share_host(std::get<ListPtr>(out[0]));
-    };
-    try {
-      if (freq == Freq::kBatch) {
-        for (int64_t e = 0; e < epochs; ++e)
-          for (int64_t j = 0; j < batches; ++j) {
-            epoch = e;
-            const ListPtr model = server.pull(w);
-            const ListPtr g = gradients(model, j);
-            server.push(w, model_avg ? server.call_agg_with(model, g, wsv) : g, wsv);
-          }
-      } else if (freq == Freq::kEpoch) {
-        for (int64_t e = 0; e < epochs; ++e) {
-          epoch = e;
-          ListPtr model = server.pull(w), acc;
-          for (int64_t j = 0; j < batches; ++j) {
-            const ListPtr g = gradients(model, j);
-            if (!model_avg) acc = acc ? combine(acc, g, 1.0, "gradient") : g;
-            if (j < batches - 1 || model_avg) model = server.call_agg_with(model, g, wsv);
-          }
-          server.push(w, model_avg ? model : acc, wsv);
-        }
-      } else {
-        ListPtr model, acc;
-        for (int64_t e = 0; e < epochs; ++e)
-          for (int64_t j = 0; j < batches; ++j) {
-            epoch = e;
-            if (j % nbatches == 0) model = server.pull(w);
-            const ListPtr g = gradients(model, j);
-            acc = acc ? combine(acc, g, 1.0, "gradient") : g;
-            model = server.call_agg_with(model, g, wsv);
-            if (j % nbatches == nbatches - 1 || j == batches - 1) {
-              server.push(w, model_avg ? model : acc, wsv);
-              acc = nullptr;
-            }
-          }
-      }
-      server.leave(w, wsv);
-    } catch (const std::exception& e) {
-      // The worker, epoch and batch in front of the message (the first failure only: the
-      // others then stop with "another worker failed").
-      std::exception_ptr err;
+        std::vector<Value> out = wsv.call_function(upd, upd_inputs, std::move(args));
+        DMLRT_REQUIRE(
+            out.size() == 1 && std::holds_alternative<ListPtr>(out[0]), RuntimeError,
+            "paramserv: the update function " << upd << " must return one list (the gradients)");
+        return share_host(std::get<ListPtr>(out[0]));
+      };
       try {
-        rethrow_with_context(e, where_ + "worker " + std::to_string(gw + 1) + " of " +
-                                    std::to_string(workers) + ", epoch " +
-                                    std::to_string(epoch + 1) + ", batch " +
-                                    std::to_string(batch_no + 1) + ": ");
-      } catch (...) {
-        err = std::current_exception();
+        if (freq == Freq::kBatch) {
+          for (int64_t e = 0; e < epochs; ++e)
+            for (int64_t j = 0; j < batches; ++j) {
+              epoch = e;
+              const ListPtr model = server.pull(w);
+              const ListPtr g = gradients(model, j);
+              server.push(w, model_avg ? server.call_agg_with(model, g, wsv) : g, wsv);
+            }
+        } else if (freq == Freq::kEpoch) {
+          for (int64_t e = 0; e < epochs; ++e) {
+            epoch = e;
+            ListPtr model = server.pull(w), acc;
+            for (int64_t j = 0; j < batches; ++j) {
+              const ListPtr g = gradients(model, j);
+              if (!model_avg) acc = acc ? combine(acc, g, 1.0, "gradient") : g;
+              if (j < batches - 1 || model_avg) model = server.call_agg_with(model, g, wsv);
+            }
+            server.push(w, model_avg ? model : acc, wsv);
+          }
+        } else {
+          ListPtr model, acc;
+          for (int64_t e = 0; e < epochs; ++e)
+            for (int64_t j = 0; j < batches; ++j) {
+              epoch = e;
+              if (j % nbatches == 0) model = server.pull(w);
+              const ListPtr g = gradients(model, j);
+              acc = acc ? combine(acc, g, 1.0, "gradient") : g;
+              model = server.call_agg_with(model, g, wsv);
+              if (j % nbatches == nbatches - 1 || j == batches - 1) {
+                server.push(w, model_avg ? model : acc, wsv);
+                acc = nullptr;
+              }
+            }
+        }
+        server.leave(w, wsv);
+      } catch (const std::exception& e) {
+        // The worker, epoch and batch in front of the message (the first failure only: the
+        // others then stop with "another worker failed").
+        std::exception_ptr err;
+        try {
+          rethrow_with_context(e, where_ + "worker " + std::to_string(gw + 1) + " of " +
+                                      std::to_string(workers) + ", epoch " +
+                                      std::to_string(epoch + 1) + ", batch " +
+                                      std::to_string(batch_no + 1) + ": ");
+        } catch (...) {
+          err = std::current_exception();
+        }
+        {
+          std::lock_guard<std::mutex> lock(error_mutex);
+          if (!first_error) first_error = err;
+        }
+        server.abort();
       }
-      {
-        std::lock_guard<std::mutex> lock(error_mutex);
-        if (!first_error) first_error = err;
-      }
-      server.abort();
-    }
-  });
+    });
   if (first_error) std::rethrow_exception(first_error);
   ListPtr result = server.result();
   if (rank_server) {

@@ -937,7 +937,6 @@ bool Interpreter::run_parfor(const Block& b, inst::ExecutionContext& ec, int64_t
     std::unique_ptr<inst::ExecutionContext> ec;
     int64_t last_task = -1;  // the latest task this worker ran
     double seconds = 0.0;
-    int64_t tasks = 0;
     std::exception_ptr gpu_error;  // from bringing its results to the host
   };
   struct Task {
@@ -1013,7 +1012,6 @@ bool Interpreter::run_parfor(const Block& b, inst::ExecutionContext& ec, int64_t
         }
       }
       wk.last_task = static_cast<int64_t>(t);
-      ++wk.tasks;
       if (failed) break;
     }
     wi.out_ = &wk.unused_out;

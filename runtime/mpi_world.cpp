@@ -38,9 +38,7 @@ bool active() { return transport().size > 1; }
 int rank() { return transport().rank; }
 int size() { return transport().size; }
 
-int64_t broadcast(int64_t value) {
-  return active() ? transport().broadcast(value) : value;
-}
+int64_t broadcast(int64_t value) { return active() ? transport().broadcast(value) : value; }
 
 std::vector<std::string> all_gather(const std::string& mine) {
   return active() ? transport().all_gather(mine) : std::vector<std::string>{mine};

@@ -16,9 +16,9 @@ namespace dmlrt::runtime::mpi {
 // What a joined MPI job gives the runtime (installed once, before the program runs).
 struct Transport {
   int rank = 0, size = 1;
-  std::function<int64_t(int64_t)> broadcast;                          // rank 0's value
+  std::function<int64_t(int64_t)> broadcast;                               // rank 0's value
   std::function<std::vector<std::string>(const std::string&)> all_gather;  // in rank order
-  std::function<void(int)> abort;                                      // ends every rank
+  std::function<void(int)> abort;                                          // ends every rank
 };
 void install(Transport t);
 

@@ -112,16 +112,16 @@ inst::Value decode_value(const std::string& in, size_t& pos) {
     case kDense:
     case kCsr: {
       const int64_t rows = decode_int(in, pos), cols = decode_int(in, pos);
-      DMLRT_REQUIRE(rows >= 0 && cols >= 0, RuntimeError, "MPI value bytes: a matrix of "
-                                                              << rows << "x" << cols);
+      DMLRT_REQUIRE(rows >= 0 && cols >= 0, RuntimeError,
+                    "MPI value bytes: a matrix of " << rows << "x" << cols);
       auto mo = std::make_shared<inst::MatrixObject>();
       if (tag == kCsr) {
         const int64_t nnz = decode_int(in, pos);
         auto rp = take<int64_t>(in, pos, static_cast<size_t>(rows + 1));
         auto ci = take<int32_t>(in, pos, static_cast<size_t>(nnz));
         auto vals = take<double>(in, pos, static_cast<size_t>(nnz));
-        mo->set_block(kernels::MatrixBlock::csr(rows, cols, std::move(rp), std::move(ci),
-                                                std::move(vals)));
+        mo->set_block(
+            kernels::MatrixBlock::csr(rows, cols, std::move(rp), std::move(ci), std::move(vals)));
       } else {
         mo->set_block(kernels::MatrixBlock::dense(
             rows, cols, take<double>(in, pos, static_cast<size_t>(rows * cols))));

@@ -1,7 +1,7 @@
 // PARFOR on the GPU (Note [PARFOR on GPUs] in runtime/interpreter.cpp): the plans of
 // tests/unit/data/parfor run with -gpu (every operator that can runs on the device) with 1, 2 and 3
-// workers sharing the one GPU, each on a session of its own, and give the output of the CPU loop run
-// in order: disjoint left-indexed results, an accumulator (+=), prints in order, the honoured
+// workers sharing the one GPU, each on a session of its own, and give the output of the CPU loop
+// run in order: disjoint left-indexed results, an accumulator (+=), prints in order, the honoured
 // parfor parameters, the error of the lowest failing iteration; -stats counts the workers.
 #include <catch2/catch.hpp>
 #include <sstream>
@@ -81,8 +81,9 @@ TEST_CASE("gpu parfor: workers sharing the GPU give the loop's results", "[gpu][
                                   std::to_string(4 * per_gpu) + " / 218;"));
       } else {
         // opt=NONE / CONSTRAINED: `par` decides, as on the CPU
-        CHECK_THAT(g.stats, Catch::Matchers::Contains(
-                                "ParFor (loops / workers / tasks / iterations):\t6 / 23 / 64 / 138;"));
+        CHECK_THAT(g.stats,
+                   Catch::Matchers::Contains(
+                       "ParFor (loops / workers / tasks / iterations):\t6 / 23 / 64 / 138;"));
       }
     }
   }

@@ -28,8 +28,7 @@ Run run_ps(const std::string& name, int threads) {
 
 }  // namespace
 
-TEST_CASE("paramserv: variants train, BSP results independent of the thread count",
-          "[paramserv]") {
+TEST_CASE("paramserv: variants train, BSP results independent of the thread count", "[paramserv]") {
   const std::pair<const char*, const char*> variants[] = {
       {"v_modelavg.plan", "bsp modelAvg: TRUE "},
       {"v_nbatches.plan", "bsp nbatches: TRUE "},
@@ -63,8 +62,9 @@ TEST_CASE("paramserv: bad parameters and failing workers name the instruction an
        "paramserv: features has 40 rows and labels 39; they must have one row per example"},
       {"err_backups.plan",
        "paramserv: invalid number of backup workers (with #workers=2): #backup-workers=2"},
-      {"err_agg_inputs.plan", "paramserv: the function .defaultNS::agg2 needs an input named "
-                              "'gradients'"},
+      {"err_agg_inputs.plan",
+       "paramserv: the function .defaultNS::agg2 needs an input named "
+       "'gradients'"},
       {"err_upd_fails.plan", "paramserv: worker 2 of 2, epoch 1, batch 2: "}};
   for (const auto& [plan, message] : errors) {
     INFO(plan);
