@@ -2,6 +2,7 @@
 #include "instructions/paramserv_instruction.h"
 
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -200,6 +201,9 @@ class PsServer {
   virtual void leave(int w, Services& sv) = 0;
   virtual void abort() = 0;
   virtual ListPtr result() const = 0;
+  // The server's model updates so far (agg calls or model averages) and their seconds, for -stats.
+  int64_t updates() const { return updates_; }
+  double update_seconds() const { return update_seconds_; }
 
   // agg(model, gradients, hyperparams) on `sv`; the new model as host blocks.
   ListPtr call_agg_with(const ListPtr& model, const ListPtr& gradients, Services& sv) const {
@@ -235,7 +239,19 @@ class PsServer {
                                                            "accuracy)");
   }
 
+  // The server's update of `model` with `pushed` (agg, or the average itself), timed; under the
+  // server's lock.
+  ListPtr server_update(const ListPtr& model, const ListPtr& pushed, Services& sv) {
+    const auto t0 = std::chrono::steady_clock::now();
+    ListPtr out = s_.model_avg ? pushed : call_agg_with(model, pushed, sv);
+    update_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    ++updates_;
+    return out;
+  }
+
   ServerSetup s_;
+  int64_t updates_ = 0;
+  double update_seconds_ = 0.0;
 };
 
 // The server and the workers' pulls and pushes of one process (SystemDS's LocalParamServer).
@@ -270,7 +286,7 @@ class Server final : public PsServer {
     if (s_.utype == UpdateType::kAsp) {
       DMLRT_REQUIRE(!s_.model_avg, NotSupported,
                     "paramserv: modelAvg=TRUE with utype=ASP (SystemDS does not implement it)");
-      model_ = call_agg(v, sv);
+      model_ = server_update(model_, v, sv);
       ++pushes_;
       const int64_t k = static_cast<int64_t>(queue_.size());
       if ((s_.freq == Freq::kEpoch && pushes_ % k == 0) ||
@@ -307,10 +323,6 @@ class Server final : public PsServer {
   ListPtr result() const override { return model_; }
 
  private:
-  ListPtr call_agg(const ListPtr& gradients, Services& sv) const {
-    return call_agg_with(model_, gradients, sv);
-  }
-
   void maybe_complete_round(Services& sv) {
     int active = 0, pushed = 0;
     for (size_t i = 0; i < finished_.size(); ++i) {
@@ -333,7 +345,7 @@ class Server final : public PsServer {
         v = combine(v, nullptr, 1.0 / (s_.utype == UpdateType::kSbp ? k - s_.backups : k), "model");
       acc = acc ? combine(acc, v, 1.0, s_.model_avg ? "model" : "gradient") : v;
     }
-    model_ = s_.model_avg ? acc : call_agg(acc, sv);
+    model_ = server_update(model_, acc, sv);
     ++rounds_;
     if (s_.freq != Freq::kBatch || rounds_ % s_.batches_per_epoch == 0) validate(model_, sv);
     for (size_t i = 0; i < finished_.size(); ++i) {
@@ -431,7 +443,7 @@ class RankBspServer final : public PsServer {
     for (const ListPtr& l : sv.gather_lists(local))  // rank order
       if (l) total = total ? combine(total, l, 1.0, s_.model_avg ? "model" : "gradient") : l;
     DMLRT_REQUIRE(total != nullptr, RuntimeError, "paramserv: a BSP round without pushes");
-    model_ = s_.model_avg ? total : call_agg_with(model_, total, sv);
+    model_ = server_update(model_, total, sv);
     ++rounds_done_;
     if (s_.freq != Freq::kBatch || rounds_done_ % s_.batches_per_epoch == 0) validate(model_, sv);
     arrived_ = 0;
@@ -508,6 +520,7 @@ int64_t ParamservInstruction::integer(ExecutionContext& ec, const std::string& n
 }
 
 void ParamservInstruction::run_cpu(ExecutionContext& ec) {
+  const auto started = std::chrono::steady_clock::now();
   const std::string where_ = where() + ": paramserv: ";
   auto choose = [&](const std::string& name, const std::string& dflt,
                     std::initializer_list<const char*> allowed) {
@@ -756,6 +769,9 @@ void ParamservInstruction::run_cpu(ExecutionContext& ec) {
     result = sv.gather_lists(me == 0 ? result : nullptr)[0];  // rank 0's, on every rank
   }
   ec.set(out_.name, result);
+  sv.record_paramserv(
+      static_cast<int>(ids.size()), server.updates(), server.update_seconds(),
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
 }
 
 }  // namespace dmlrt::inst

@@ -1158,6 +1158,11 @@ kernels::MatrixBlock Interpreter::read_matrix(const inst::MatrixObject& mo) {
   return block;
 }
 
+void Interpreter::record_paramserv(int workers, int64_t updates, double update_seconds,
+                                   double seconds) {
+  if (stats_) stats_->add_paramserv(workers, updates, update_seconds, seconds);
+}
+
 int Interpreter::process_count() { return mpi::size(); }
 int Interpreter::process_rank() { return mpi::rank(); }
 

@@ -34,6 +34,15 @@ void Statistics::add_parfor(int workers, int64_t tasks, int64_t iterations,
   parfor_iterations_ += iterations;
 }
 
+void Statistics::add_paramserv(int workers, int64_t updates, double update_seconds,
+                               double seconds) {
+  ++ps_calls_;
+  ps_workers_ += workers;
+  ps_updates_ += updates;
+  ps_update_s_ += update_seconds;
+  ps_s_ += seconds;
+}
+
 void Statistics::merge(const Statistics& worker) {
   for (const auto& [name, e] : worker.entries_) {
     Entry& mine = entries_[name];
@@ -43,6 +52,12 @@ void Statistics::merge(const Statistics& worker) {
   read_seconds_ += worker.read_seconds_;
   read_bytes_ += worker.read_bytes_;
   reads_ += worker.reads_;
+  // a paramserv call inside a PARFOR worker
+  ps_calls_ += worker.ps_calls_;
+  ps_workers_ += worker.ps_workers_;
+  ps_updates_ += worker.ps_updates_;
+  ps_update_s_ += worker.ps_update_s_;
+  ps_s_ += worker.ps_s_;
 }
 
 void Statistics::print(std::ostream& os, int top_n) const {
@@ -63,6 +78,11 @@ void Statistics::print(std::ostream& os, int top_n) const {
     os << "ParFor (loops / workers / tasks / iterations):\t" << parfor_loops_ << " / "
        << parfor_workers_ << " / " << parfor_tasks_ << " / " << parfor_iterations_ << "; worker time min / max: " << parfor_min_worker_s_
        << " / " << parfor_max_worker_s_ << " sec.\n";
+  // dmlrt's paramserv line (SystemDS prints a "Paramserv" block of its own timers).
+  if (ps_calls_ > 0)
+    os << "Paramserv (calls / workers / model updates):\t" << ps_calls_ << " / " << ps_workers_
+       << " / " << ps_updates_ << "; time: " << ps_s_ << " sec, of it model updates "
+       << ps_update_s_ << " sec.\n";
   if (gpu_ != nullptr) os << mem::format_gpu_stats(*gpu_);  // SystemDS prints it here
 
   std::vector<std::pair<std::string, Entry>> rows(entries_.begin(), entries_.end());

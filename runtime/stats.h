@@ -32,6 +32,8 @@ class Statistics {
   // iterations and each worker's seconds.
   void add_parfor(int workers, int64_t tasks, int64_t iterations,
                   const std::vector<double>& worker_seconds);
+  // A paramserv call: its workers (this process's), the server's model updates and their time.
+  void add_paramserv(int workers, int64_t updates, double update_seconds, double seconds);
   // Adds a worker's instruction entries and reads to these.
   void merge(const Statistics& worker);
   void set_parse_seconds(double s) { parse_seconds_ = s; }
@@ -56,6 +58,8 @@ class Statistics {
   int64_t read_bytes_ = 0, reads_ = 0;
   int64_t parfor_loops_ = 0, parfor_workers_ = 0, parfor_tasks_ = 0, parfor_iterations_ = 0;
   double parfor_min_worker_s_ = 0.0, parfor_max_worker_s_ = 0.0;
+  int64_t ps_calls_ = 0, ps_workers_ = 0, ps_updates_ = 0;
+  double ps_update_s_ = 0.0, ps_s_ = 0.0;
   int max_wrap_length_ = 30;  // SystemDS's default
   const mem::GpuStats* gpu_ = nullptr;
 };

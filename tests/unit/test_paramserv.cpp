@@ -53,6 +53,14 @@ TEST_CASE("paramserv: variants train, BSP results independent of the thread coun
   }
 }
 
+TEST_CASE("paramserv: -stats counts the calls, workers and server model updates", "[paramserv]") {
+  // k=2 parts of 102 and 101 rows, batches of 16 -> 7 each, nbatches=2 -> 4 pushes per epoch
+  // per worker, 4 epochs: 16 BSP rounds, one agg call each.
+  const Run r = run_ps("v_nbatches.plan", 2);
+  REQUIRE(r.error.empty());
+  CHECK_THAT(r.stats, Contains("Paramserv (calls / workers / model updates):\t1 / 2 / 16; time: "));
+}
+
 TEST_CASE("paramserv: bad parameters and failing workers name the instruction and the cause",
           "[paramserv]") {
   const std::pair<const char*, const char*> errors[] = {
