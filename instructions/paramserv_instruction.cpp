@@ -205,16 +205,18 @@ class PsServer {
   int64_t updates() const { return updates_; }
   double update_seconds() const { return update_seconds_; }
 
-  // agg(model, gradients, hyperparams) on `sv`; the new model as host blocks.
+  // agg(model, gradients, hyperparams) on `sv`; the new model as host blocks. The arguments are
+  // fresh objects: the server's model goes to the agg calls of different workers' threads (and,
+  // on a GPU run, sessions), which must not share device copies.
   ListPtr call_agg_with(const ListPtr& model, const ListPtr& gradients, Services& sv) const {
     std::vector<Value> args;
     for (const std::string& p : s_.agg_inputs) {
       if (p == "model")
-        args.emplace_back(model);
+        args.emplace_back(share_host(model));
       else if (p == "gradients")
-        args.emplace_back(gradients);
+        args.emplace_back(share_host(gradients));
       else
-        args.push_back(s_.fixed.at(p));
+        args.push_back(with_own_objects(s_.fixed.at(p)));
     }
     std::vector<Value> out = sv.call_function(s_.agg, s_.agg_inputs, std::move(args));
     DMLRT_REQUIRE(
@@ -229,7 +231,7 @@ class PsServer {
     if (s_.val.empty()) return;
     std::vector<Value> args;
     for (const std::string& p : s_.val_inputs)
-      args.push_back(p == "model" ? Value(model) : s_.fixed.at(p));
+      args.push_back(p == "model" ? Value(share_host(model)) : with_own_objects(s_.fixed.at(p)));
     const std::vector<Value> out = sv.call_function(s_.val, s_.val_inputs, std::move(args));
     DMLRT_REQUIRE(out.size() == 2 && std::holds_alternative<ScalarValue>(out[0]) &&
                       std::holds_alternative<ScalarValue>(out[1]),
