@@ -1183,13 +1183,14 @@ std::vector<inst::ListPtr> Interpreter::gather_lists(const inst::ListPtr& mine) 
   return out;
 }
 
-// Under MPI every rank holds the same values; rank 0 alone writes them (Note [MPI ranks]).
+// Under MPI every rank holds the same values and rank 0 alone writes them; a PARFOR iteration
+// runs on one rank only, so its worker writes on whichever rank that is (Note [MPI ranks]).
 void Interpreter::write_matrix(const kernels::MatrixBlock& block, const inst::WriteRequest& req) {
-  if (mpi::rank() == 0) io::write_matrix(block, req.path, req.format);
+  if (mpi::rank() == 0 || parfor_worker_) io::write_matrix(block, req.path, req.format);
 }
 
 void Interpreter::write_scalar(const inst::ScalarValue& value, const std::string& path) {
-  if (mpi::rank() == 0) io::write_scalar(value, path);
+  if (mpi::rank() == 0 || parfor_worker_) io::write_scalar(value, path);
 }
 
 inst::ScalarValue Interpreter::read_scalar(const std::string& path, inst::ValueType vt) {

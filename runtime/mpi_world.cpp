@@ -19,7 +19,9 @@ namespace dmlrt::runtime::mpi {
 //   that ran the last iteration left it. The error of the lowest failing iteration is raised on
 //   every rank.
 // - output: only rank 0 prints (the CLI discards other ranks' program output; their -stats too),
-//   and only rank 0 writes files (Interpreter::write_matrix / write_scalar); every rank reads.
+//   and only rank 0 writes files (Interpreter::write_matrix / write_scalar), except inside a
+//   PARFOR body, whose iterations each run on one rank: there the rank that runs it writes.
+//   Every rank reads; ranks do not wait for rank 0's writes.
 // - randomness: rand with seed -1 draws from -seed's base seed, which rank 0 chooses for all
 //   (broadcast), so every rank generates the same data.
 // MPI is called from the interpreter thread, and from paramserv's worker threads one at a time

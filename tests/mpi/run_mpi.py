@@ -72,6 +72,7 @@ def main():
     failures = []
     cases = [("unit/data/parfor/results.plan", 0), ("unit/data/parfor/params.plan", 0),
              ("unit/data/parfor/error.plan", 1), ("mpi/data/write_rand.plan", 0),
+             ("mpi/data/write_in_parfor.plan", 0),
              ("unit/data/paramserv/v_sbp.plan", 0), ("unit/data/paramserv/v_uneven.plan", 0),
              ("unit/data/paramserv/v_modelavg.plan", 0),
              ("unit/data/paramserv/err_upd_fails.plan", 1)]
