@@ -115,6 +115,10 @@ class Services {
   // Every process's `mine` (null: nothing from that process), in rank order, on every process.
   // A collective: every process calls it, as often and in the same order. One process: {mine}.
   virtual std::vector<ListPtr> gather_lists(const ListPtr& mine) { return {mine}; }
+  // The entry-by-entry sum of every process's `mine` (lists of matrices of the same names and
+  // shapes; null: nothing from that process), on every process; null when no process has one. A
+  // collective like gather_lists; under MPI an MPI_Allreduce. One process: mine.
+  virtual ListPtr sum_lists(const ListPtr& mine) { return mine; }
   // A paramserv call finished (-stats): its workers, the server's model updates and their
   // seconds, and the call's seconds. Services without -stats keep this default.
   virtual void record_paramserv(int workers, int64_t updates, double update_seconds,

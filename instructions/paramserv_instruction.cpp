@@ -63,14 +63,15 @@ namespace dmlrt::inst {
 // Under mpirun (Note [MPI ranks] in runtime/mpi_world.cpp) every rank reaches the paramserv call
 // with the same inputs. BSP spreads the k workers over the ranks in contiguous blocks (worker w on
 // rank w * ranks / k); each round, every rank adds its workers' pushes in worker order, the ranks
-// exchange those sums and add them in rank order (Services::gather_lists), and every rank applies
-// agg to the same total, so every rank holds the same model without a server process. The sum's
-// rounding can differ from one process's strict worker order ((a+b)+(c+d) against ((a+b)+c)+d).
+// add those sums over the ranks (Services::sum_lists: one MPI_Allreduce of the cells, dense),
+// and every rank applies agg to the same total, so every rank holds the same model without a
+// server process. The sum's rounding can differ from one process's strict worker order
+// ((a+b)+(c+d) against ((a+b)+c)+d; with more than two ranks, MPI's reduction order decides).
 // Rounds are the busiest worker's pushes; a rank whose workers are done joins the remaining
 // rounds with nothing to add. ASP and SBP depend on timing and would give the ranks different
 // models, so they run on rank 0, which hands its result to the others. The gradients travel
-// through the host (all-gather of bytes); an MPI_Allreduce, or NCCL between GPUs, would move
-// less, and is not done yet.
+// through the host (a GPU worker's push is a host block already); NCCL between the ranks' GPUs
+// is not done (it needs several GPUs: issue #21).
 // Matrices cross threads as host blocks in fresh matrix objects (with_own_objects): each worker
 // reads its own objects, so on a GPU run each uploads into its own session and no device copy is
 // ever shared between sessions.
@@ -371,8 +372,8 @@ class Server final : public PsServer {
 
 // BSP rounds across MPI ranks (Note [paramserv over MPI ranks]): this process's workers push to
 // it; the thread whose push completes the local round adds the local pushes in worker order,
-// gathers every rank's sum (Services::gather_lists), adds them in rank order and applies agg,
-// which every rank does alike, so every rank holds the same model. `rounds` is the number of
+// sums the ranks' sums (Services::sum_lists) and applies agg, which every rank does alike, so
+// every rank holds the same model. `rounds` is the number of
 // rounds of the busiest worker of any rank; finish() runs the rounds this rank has no pushes for.
 class RankBspServer final : public PsServer {
  public:
@@ -441,9 +442,7 @@ class RankBspServer final : public PsServer {
       local = local ? combine(local, v, 1.0, s_.model_avg ? "model" : "gradient") : v;
       pushed_[i] = nullptr;
     }
-    ListPtr total;
-    for (const ListPtr& l : sv.gather_lists(local))  // rank order
-      if (l) total = total ? combine(total, l, 1.0, s_.model_avg ? "model" : "gradient") : l;
+    const ListPtr total = sv.sum_lists(local);  // every rank's sum (MPI_Allreduce)
     DMLRT_REQUIRE(total != nullptr, RuntimeError, "paramserv: a BSP round without pushes");
     model_ = server_update(model_, total, sv);
     ++rounds_done_;

@@ -1183,6 +1183,107 @@ std::vector<inst::ListPtr> Interpreter::gather_lists(const inst::ListPtr& mine) 
   return out;
 }
 
+namespace {
+// A list's names and matrix shapes, as bytes (equal bytes: lists that can be added).
+std::string list_layout(const inst::ListValue& l) {
+  std::string out;
+  encode_int(l.named ? 1 : 0, out);
+  encode_int(static_cast<int64_t>(l.size()), out);
+  for (size_t i = 0; i < l.size(); ++i) {
+    const auto* mo = std::get_if<std::shared_ptr<inst::MatrixObject>>(&l.items[i]);
+    DMLRT_REQUIRE(mo != nullptr, RuntimeError,
+                  "sum of lists across MPI ranks: entry " << i + 1 << " is a "
+                                                          << inst::kind_of(l.items[i])
+                                                          << "; only matrices can be added");
+    const auto& b = (*mo)->block();
+    if (l.named) encode_string(l.names[i], out);
+    encode_int(b->rows(), out);
+    encode_int(b->cols(), out);
+  }
+  return out;
+}
+
+struct ListLayout {
+  bool named = false;
+  std::vector<std::string> names;
+  std::vector<std::pair<int64_t, int64_t>> shapes;
+};
+
+ListLayout parse_layout(const std::string& bytes) {
+  ListLayout out;
+  size_t pos = 0;
+  out.named = decode_int(bytes, pos) != 0;
+  const int64_t n = decode_int(bytes, pos);
+  for (int64_t i = 0; i < n; ++i) {
+    if (out.named) out.names.push_back(decode_string(bytes, pos));
+    const int64_t r = decode_int(bytes, pos);
+    out.shapes.emplace_back(r, decode_int(bytes, pos));
+  }
+  return out;
+}
+
+std::string describe_layout(const std::string& bytes) {
+  const ListLayout l = parse_layout(bytes);
+  std::ostringstream os;
+  os << l.shapes.size() << (l.shapes.size() == 1 ? " entry (" : " entries (");
+  for (size_t i = 0; i < l.shapes.size(); ++i)
+    os << (i ? ", " : "") << (l.named ? l.names[i] + "=" : "") << l.shapes[i].first << "x"
+       << l.shapes[i].second;
+  os << ")";
+  return os.str();
+}
+}  // namespace
+
+// Two collectives: an all-gather of each rank's names and shapes (ranks without a list send
+// nothing; every rank sees the same layouts, so all raise the same error on a mismatch), then
+// one MPI_Allreduce over the entries' cells, dense, where a rank without a list adds zeros.
+inst::ListPtr Interpreter::sum_lists(const inst::ListPtr& mine) {
+  if (!mpi::active()) return mine;
+  const std::vector<std::string> layouts = mpi::all_gather(mine ? list_layout(*mine) : "");
+  int first = -1;
+  for (int r = 0; r < static_cast<int>(layouts.size()); ++r) {
+    const std::string& l = layouts[static_cast<size_t>(r)];
+    if (l.empty()) continue;
+    if (first < 0) {
+      first = r;
+      continue;
+    }
+    DMLRT_REQUIRE(l == layouts[static_cast<size_t>(first)], RuntimeError,
+                  "sum of lists across MPI ranks: rank "
+                      << r << " has " << describe_layout(l) << ", rank " << first << " has "
+                      << describe_layout(layouts[static_cast<size_t>(first)]));
+  }
+  if (first < 0) return nullptr;
+  const ListLayout layout = parse_layout(layouts[static_cast<size_t>(first)]);
+  std::vector<size_t> offsets{0};
+  for (const auto& [r, c] : layout.shapes)
+    offsets.push_back(offsets.back() + static_cast<size_t>(r) * static_cast<size_t>(c));
+  std::vector<double> cells(offsets.back(), 0.0);
+  if (mine) {
+    for (size_t i = 0; i < mine->size(); ++i) {
+      const auto block = std::get<std::shared_ptr<inst::MatrixObject>>(mine->items[i])->block();
+      const kernels::MatrixBlock d = block->to_dense();
+      std::copy(d.dense_data(), d.dense_data() + (offsets[i + 1] - offsets[i]),
+                cells.begin() + static_cast<std::ptrdiff_t>(offsets[i]));
+    }
+  }
+  mpi::sum_all(cells.data(), cells.size());
+  auto out = std::make_shared<inst::ListValue>();
+  out->named = layout.named;
+  out->names = layout.names;
+  for (size_t i = 0; i < layout.shapes.size(); ++i) {
+    kernels::MatrixBlock b = kernels::MatrixBlock::dense(
+        layout.shapes[i].first, layout.shapes[i].second,
+        std::vector<double>(cells.begin() + static_cast<std::ptrdiff_t>(offsets[i]),
+                            cells.begin() + static_cast<std::ptrdiff_t>(offsets[i + 1])));
+    b.examine_format();
+    auto mo = std::make_shared<inst::MatrixObject>();
+    mo->set_block(std::move(b));
+    out->items.push_back(std::move(mo));
+  }
+  return out;
+}
+
 // Under MPI every rank holds the same values and rank 0 alone writes them; a PARFOR iteration
 // runs on one rank only, so its worker writes on whichever rank that is (Note [MPI ranks]).
 void Interpreter::write_matrix(const kernels::MatrixBlock& block, const inst::WriteRequest& req) {

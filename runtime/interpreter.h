@@ -51,6 +51,7 @@ class Interpreter final : public inst::Services {
   int process_count() override;
   int process_rank() override;
   std::vector<inst::ListPtr> gather_lists(const inst::ListPtr& mine) override;
+  inst::ListPtr sum_lists(const inst::ListPtr& mine) override;
   void record_paramserv(int workers, int64_t updates, double update_seconds,
                         double seconds) override;
   // Each part timed and located as a line of its own; the fused instruction itself is then not

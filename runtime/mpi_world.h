@@ -6,6 +6,7 @@
 // there is one rank and every call here is a no-op.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -18,6 +19,7 @@ struct Transport {
   int rank = 0, size = 1;
   std::function<int64_t(int64_t)> broadcast;                               // rank 0's value
   std::function<std::vector<std::string>(const std::string&)> all_gather;  // in rank order
+  std::function<void(double*, size_t)> sum_all;                           // in place
   std::function<void(int)> abort;                                          // ends every rank
 };
 void install(Transport t);
@@ -31,6 +33,9 @@ int size();
 int64_t broadcast(int64_t value);
 // Every rank's `mine`, in rank order, on every rank.
 std::vector<std::string> all_gather(const std::string& mine);
+// data[i] summed over every rank, in place on every rank (MPI_Allreduce with MPI_SUM); every
+// rank passes the same n.
+void sum_all(double* data, size_t n);
 // Ends every rank (an error on one rank that the others cannot learn about); exits otherwise.
 [[noreturn]] void abort(int code);
 

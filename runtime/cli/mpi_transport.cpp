@@ -63,6 +63,13 @@ void join_mpi_job(int* argc, char*** argv) {
     return static_cast<int64_t>(v);
   };
   t.all_gather = [rank, size](const std::string& mine) { return all_gather(mine, rank, size); };
+  t.sum_all = [](double* data, size_t n) {
+    constexpr size_t kPiece = size_t{1} << 27;  // doubles per call (MPI counts are ints)
+    for (size_t off = 0; off < n; off += kPiece) {
+      const int len = static_cast<int>(std::min(kPiece, n - off));
+      MPI_Allreduce(MPI_IN_PLACE, data + off, len, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    }
+  };
   t.abort = [](int code) { MPI_Abort(MPI_COMM_WORLD, code); };
   runtime::mpi::install(std::move(t));
 #else

@@ -136,6 +136,16 @@ def main():
             label = f"{case} ({a.ranks} ranks)"
             print(("FAIL " if problems else "PASS ") + label)
             failures += [f"{label}: {p}" for p in problems]
+    # Gradients of different shapes on different ranks: the cross-rank sum names both.
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(TESTS, "mpi/data/err_rank_shapes.plan")
+        rc, out, err = run(mpirun_cmd(a.ranks) + [dmlrt, "-f", path], d)
+        want = ("err_rank_shapes.plan:37: instruction 'CP°paramserv°", "epoch 1, batch 1: sum of "
+                "lists across MPI ranks: rank 1 has 1 entry (2x1), rank 0 has 1 entry (3x1)")
+        ok = rc != 0 and all(w in err for w in want)
+        print(("PASS " if ok else "FAIL ") + "err_rank_shapes.plan: the error names both shapes")
+        if not ok:
+            failures.append(f"err_rank_shapes.plan: exit {rc}\n{out}\n{err}")
     # No -seed: every rank must draw the same data (rank 0's base seed).
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(TESTS, "mpi/data/write_rand.plan")
