@@ -161,13 +161,20 @@ kc::CsrOperand csr_of(const mem::DeviceMatrix& m) {
 
 }  // namespace
 
+std::shared_ptr<kc::ConvPlanMemo> Conv2dInstruction::memo_for(const mem::GpuSession& gpu) {
+  std::lock_guard<std::mutex> lock(memo_mutex_);
+  std::shared_ptr<kc::ConvPlanMemo>& m = memos_[&gpu];
+  if (m == nullptr) m = std::make_shared<kc::ConvPlanMemo>();
+  return m;
+}
+
 void Conv2dInstruction::run_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
   const cpu::ConvShape sh = run_shape(ec);
   const int64_t chw = sh.c * sh.h * sh.w, kpq = sh.k * sh.p * sh.q, crs = sh.c * sh.r * sh.s;
   const bool empty = degenerate(sh);
   const std::string what = "gpu_" + opcode();
   const std::string params = params_string(sh);
-  if (memo_ == nullptr) memo_ = std::make_shared<kc::ConvPlanMemo>();
+  const std::shared_ptr<kc::ConvPlanMemo> memo = memo_for(gpu);
   switch (op_) {
     case ConvOp::kForward:
     case ConvOp::kForwardBias: {
@@ -188,7 +195,7 @@ void Conv2dInstruction::run_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
         bias_and_relu(gpu, sh, nullptr, relu_, y);  // the ReLU alone
       } else {
         if (!empty)
-          run_passes(gpu, *memo_, opcode(), params, Pass::kForward, sh, &*x, nullptr,
+          run_passes(gpu, *memo, opcode(), params, Pass::kForward, sh, &*x, nullptr,
                      w.dense(gpu).values(), y.values());
         bias_and_relu(gpu, sh, bias, relu_, y);
       }
@@ -202,7 +209,7 @@ void Conv2dInstruction::run_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
       mem::DeviceMatrix dw = mem::DeviceMatrix::dense(gpu.memory(), sh.k, crs, gpu.dtype(),
                                                       gpu.stream(), what + " output", empty);
       if (!empty)
-        run_passes(gpu, *memo_, opcode(), params, Pass::kBackwardFilter, sh, &*x, &*dout, nullptr,
+        run_passes(gpu, *memo, opcode(), params, Pass::kBackwardFilter, sh, &*x, &*dout, nullptr,
                    dw.values());
       set_gpu_output(ec, gpu, out_.name, std::move(dw));
       return;
@@ -214,7 +221,7 @@ void Conv2dInstruction::run_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
       mem::DeviceMatrix dx = mem::DeviceMatrix::dense(gpu.memory(), sh.n, chw, gpu.dtype(),
                                                       gpu.stream(), what + " output", empty);
       if (!empty)
-        run_passes(gpu, *memo_, opcode(), params, Pass::kBackwardData, sh, nullptr, &*dout,
+        run_passes(gpu, *memo, opcode(), params, Pass::kBackwardData, sh, nullptr, &*dout,
                    w.dense(gpu).values(), dx.values());
       set_gpu_output(ec, gpu, out_.name, std::move(dx));
       return;

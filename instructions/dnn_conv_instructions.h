@@ -11,8 +11,10 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "instructions/instruction.h"
@@ -38,6 +40,7 @@ class Conv2dInstruction final : public Instruction {
   // them); variable shape scalars are values, so their runs check the same rules.
   void check(Shapes& shapes) const override;
   bool has_gpu_impl() const override { return true; }
+  bool graph_safe(ExecutionContext& ec) const override { return graph_safe_dense(ec); }
 
  private:
   enum class ConvOp { kForward, kForwardBias, kBackwardFilter, kBackwardData };
@@ -66,9 +69,12 @@ class Conv2dInstruction final : public Instruction {
   std::vector<Operand> shape_ops_;                        // the 12 shape scalars
   std::optional<std::array<int64_t, 12>> literal_shape_;  // their values, when all are literals
   Operand out_;
-  // The GPU runs' chosen algorithms and plans (Note [conv plan memo]), made by the first GPU run
-  // (shared_ptr: its type is complete only in CUDA builds).
-  std::shared_ptr<kernels::cuda::ConvPlanMemo> memo_;
+  // The GPU runs' chosen algorithms and plans (Note [conv plan memo]), one per GPU session: PARFOR
+  // and paramserv workers run this instruction at once on sessions of their own, with their own
+  // cuDNN handles (shared_ptr: the type is complete only in CUDA builds).
+  std::shared_ptr<kernels::cuda::ConvPlanMemo> memo_for(const mem::GpuSession& gpu);
+  std::mutex memo_mutex_;
+  std::unordered_map<const mem::GpuSession*, std::shared_ptr<kernels::cuda::ConvPlanMemo>> memos_;
 };
 
 // A conv2d_bias_add line whose output is max(conv + bias, 0) (ReLU fused on the GPU), for the plan

@@ -7,8 +7,9 @@
 //
 // Note [Conv engine consolidation]
 // Not done yet (issue #16 leaves it out): what identifies one convolution is said three times —
-// gpu::ConvAlgoKey (the session's cache), ConvPlanMemo's entries (per instruction, Note [conv plan
-// memo]) and GraphConvSpec (the graph plans) — and the memo lives in each instruction. The shape
+// gpu::ConvAlgoKey (the session's cache), ConvPlanMemo's entries (per instruction and GPU
+// session, Note [conv plan memo]) and GraphConvSpec (the graph plans) — and the memo lives in
+// each instruction (one per session). The shape
 // of the consolidation: one ConvParams key (dims, pass, dtype, math, flags, alignment, beta) from
 // which all three derive, and a session-owned conv engine (cache + memo + graph plans per cuDNN
 // handle) that run_conv_passes becomes a method of, so that two instructions on the same layer
