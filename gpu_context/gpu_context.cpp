@@ -6,6 +6,7 @@
 #include <chrono>
 #include <sstream>
 
+#include "gpu_context/host_sync_hook.h"
 #include "gpu_context/library_check.h"
 #include "gpu_context/log.h"
 
@@ -135,6 +136,7 @@ std::string GpuContext::summary() const {
 }
 
 void GpuContext::synchronize(const char* what) {
+  before_host_sync(what);
   DMLRT_CHECK_CTX(cudaStreamSynchronize(stream()), what);
 }
 

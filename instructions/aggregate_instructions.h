@@ -28,6 +28,7 @@ class AggregateInstruction final : public Instruction {
 
   // Every aggregate runs on the GPU too.
   bool has_gpu_impl() const override { return true; }
+  bool graph_safe(ExecutionContext& ec) const override { return graph_safe_dense(ec); }
 
  private:
   int64_t device_bytes(ExecutionContext& ec) const override;

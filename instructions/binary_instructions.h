@@ -19,6 +19,7 @@ class BinaryInstruction final : public Instruction {
   void check(Shapes& shapes) const override;
   // Matrix-matrix and matrix-scalar forms run on the GPU; scalar-scalar forms stay on the CPU.
   bool has_gpu_impl() const override { return in1_.is_matrix() || in2_.is_matrix(); }
+  bool graph_safe(ExecutionContext& ec) const override { return graph_safe_dense(ec); }
 
  private:
   int64_t device_bytes(ExecutionContext& ec) const override;

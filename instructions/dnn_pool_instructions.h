@@ -23,6 +23,7 @@ class PoolInstruction final : public Instruction {
   explicit PoolInstruction(InstructionText t);
 
   bool has_gpu_impl() const override { return true; }
+  bool graph_safe(ExecutionContext& ec) const override { return graph_safe_dense(ec); }
 
  private:
   int64_t device_bytes(ExecutionContext& ec) const override;
@@ -48,6 +49,7 @@ class BinaryDnnInstruction final : public Instruction {
 
   void check(Shapes& shapes) const override;
   bool has_gpu_impl() const override { return true; }
+  bool graph_safe(ExecutionContext& ec) const override { return graph_safe_dense(ec); }
 
  private:
   int64_t device_bytes(ExecutionContext& ec) const override;
@@ -64,6 +66,7 @@ class ChannelSumsInstruction final : public Instruction {
   explicit ChannelSumsInstruction(InstructionText t);
 
   bool has_gpu_impl() const override { return true; }
+  bool graph_safe(ExecutionContext& ec) const override { return graph_safe_dense(ec); }
 
  private:
   int64_t device_bytes(ExecutionContext& ec) const override;
@@ -88,6 +91,7 @@ class NesterovInstruction final : public Instruction {
 
   void check(Shapes& shapes) const override;
   bool has_gpu_impl() const override { return true; }
+  bool graph_safe(ExecutionContext& ec) const override { return graph_safe_dense(ec); }
 
  private:
   int64_t device_bytes(ExecutionContext& ec) const override;

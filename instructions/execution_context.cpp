@@ -40,11 +40,14 @@ const char* kind_of(const Value& v) {
 
 const Value* ExecutionContext::find(const std::string& name) const {
   auto it = vars_.find(name);
-  return it == vars_.end() ? nullptr : &it->second;
+  const Value* v = it == vars_.end() ? nullptr : &it->second;
+  if (t_graph_watch != nullptr) t_graph_watch->read(name, v);
+  return v;
 }
 
 Value& ExecutionContext::at(const std::string& name) {
   auto it = vars_.find(name);
+  if (t_graph_watch != nullptr) t_graph_watch->read(name, it == vars_.end() ? nullptr : &it->second);
   DMLRT_REQUIRE(it != vars_.end(), RuntimeError, "variable '" << name << "' is not defined");
   return it->second;
 }
@@ -113,6 +116,7 @@ void ExecutionContext::set_matrix(const std::string& name, kernels::MatrixBlock 
 
 void ExecutionContext::set_matrix(const std::string& name,
                                   std::shared_ptr<const kernels::MatrixBlock> block) {
+  if (t_graph_watch != nullptr) t_graph_watch->wrote(name);
   auto it = vars_.find(name);
   if (it != vars_.end()) {
     if (auto* m = std::get_if<std::shared_ptr<MatrixObject>>(&it->second)) {

@@ -130,6 +130,23 @@ class Services {
   }
 };
 
+class Instruction;
+class ExecutionContext;
+
+// What the CUDA graph runner (runtime/cuda_graphs.cpp, Note [CUDA graphs]) learns from the
+// instructions of this thread while it captures a run of them: the symbol-table names they look
+// up (with the value found, null when unbound) and bind or remove, and the moment an instruction
+// placed on the GPU starts to run there.
+class GraphWatch {
+ public:
+  virtual ~GraphWatch() = default;
+  virtual void read(const std::string& name, const Value* value) = 0;
+  virtual void wrote(const std::string& name) = 0;
+  virtual void gpu_instruction(const Instruction& i, ExecutionContext& ec) = 0;
+};
+
+inline thread_local GraphWatch* t_graph_watch = nullptr;
+
 struct RunOptions {
   int64_t seed = -1;  // -seed: base seed for rand with seed -1 (-1 = draw a fresh one)
   // The run's GPU session (null: everything runs on the CPU) and the -gpu mode; see
@@ -147,12 +164,18 @@ class ExecutionContext final : public Shapes {
   const RunOptions& options() const { return options_; }
 
   // --- symbol table ---
-  bool contains(const std::string& name) const { return vars_.count(name) != 0; }
+  bool contains(const std::string& name) const { return find(name) != nullptr; }
   const Value* find(const std::string& name) const;
   Value& at(const std::string& name);  // throws RuntimeError when unbound
-  void set(const std::string& name, Value v) { vars_[name] = std::move(v); }
+  void set(const std::string& name, Value v) {
+    if (t_graph_watch != nullptr) t_graph_watch->wrote(name);
+    vars_[name] = std::move(v);
+  }
   // Removes the binding; returns the old value (empty optional semantics via bool).
-  bool remove(const std::string& name) { return vars_.erase(name) != 0; }
+  bool remove(const std::string& name) {
+    if (t_graph_watch != nullptr) t_graph_watch->wrote(name);
+    return vars_.erase(name) != 0;
+  }
   // Sorted.
   std::vector<std::string> names() const;
 

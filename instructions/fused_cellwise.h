@@ -83,6 +83,10 @@ class FusedCellwiseInstruction final : public Instruction {
 
   std::string stats_name() const override { return name_; }
   bool has_gpu_impl() const override { return true; }
+  bool graph_safe(ExecutionContext& ec) const override { return graph_safe_dense(ec); }
+  void graph_host_effects(ExecutionContext& ec, bool before) override {
+    run_bookkeeping(ec, before);
+  }
   const std::vector<InstructionPtr>* parts() const override { return &parts_; }
   const FusedCellPlan& plan() const { return plan_; }
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "gpu_context/cuda_check.h"
+#include "gpu_context/host_sync_hook.h"
 #include "instructions/gpu_placement.h"
 #include "instructions/indexing_instructions.h"
 #include "kernels/cuda/csr_ops.h"
@@ -18,6 +19,7 @@ namespace {
 // One int32 of device memory, synchronously (a CSR slice's nnz sizes its output).
 int64_t read_device_int32(mem::GpuSession& gpu, const int32_t* p) {
   int32_t v = 0;
+  gpu::before_host_sync("read of a device value");
   DMLRT_CHECK(cudaMemcpyAsync(&v, p, sizeof v, cudaMemcpyDeviceToHost, gpu.stream()));
   DMLRT_CHECK(cudaStreamSynchronize(gpu.stream()));
   return v;

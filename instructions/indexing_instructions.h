@@ -18,6 +18,7 @@ class IndexingInstruction : public Instruction {
  public:
   // Both instructions run on the GPU (dense kernels; CSR slices for rightIndex).
   bool has_gpu_impl() const override { return true; }
+  bool graph_safe(ExecutionContext& ec) const override { return graph_safe_dense(ec); }
 
  protected:
   // 1-based inclusive index range [rl:ru, cl:cu].

@@ -64,6 +64,7 @@ Ran Instruction::run_as(ExecutionContext& ec, const Instruction& named) {
 #ifdef DMLRT_WITH_CUDA
   if (mem::GpuSession* gpu = placement(ec)) {
     // Note [GPU instruction timing] (memory/gpu_session.h): events around the stream's work.
+    if (t_graph_watch != nullptr) t_graph_watch->gpu_instruction(*this, ec);
     gpu->begin_instruction();
     run_gpu(ec, *gpu);
     if (gpu->uses_instruction_names()) gpu->end_instruction("gpu_" + named.stats_name());
@@ -85,6 +86,24 @@ mem::GpuSession* Instruction::placement(ExecutionContext& ec) {
                        gpu_budget_bytes(*gpu)) == Placement::kCpu)
     return nullptr;
   return gpu_applicable(ec) ? gpu : nullptr;
+}
+
+bool Instruction::graph_safe_dense(ExecutionContext& ec) const {
+  for (const std::string& f : text_.fields) {
+    Operand op;
+    try {
+      op = Operand::parse(f);
+    } catch (const Error&) {
+      continue;  // not an operand (a name=value field, a flag)
+    }
+    if (op.literal || !op.is_matrix()) continue;
+    const Value* v = ec.find(op.name);
+    const auto* mo = v != nullptr ? std::get_if<std::shared_ptr<MatrixObject>>(v) : nullptr;
+    if (mo == nullptr || !(*mo)->has_block()) continue;  // an output, not read
+    const mem::DeviceMatrix* d = (*mo)->device_copy();
+    if (d == nullptr || d->is_sparse()) return false;
+  }
+  return true;
 }
 
 void Instruction::run_gpu(ExecutionContext&, mem::GpuSession&) {

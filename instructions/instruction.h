@@ -93,6 +93,24 @@ class Instruction {
   virtual std::string stats_name() const { return text_.opcode; }
   // True when this instruction (for its operand kinds) has a GPU run (run_gpu).
   virtual bool has_gpu_impl() const { return false; }
+  // True when this instruction's GPU run may be captured into a CUDA graph and replayed without
+  // running it (Note [CUDA graphs] in runtime/cuda_graphs.cpp): it enqueues its work on the
+  // session's stream through kernels and libraries that capture, reads device data only through
+  // acquire_device_read, writes dense results only through set_device_result, and learns
+  // nothing on the host from the device (a point that would, passes gpu::before_host_sync).
+  // `ec` is the state just before the run (graph_safe_dense below is the usual rule). A replay
+  // binds the results the capture recorded and calls graph_host_effects for the rest.
+  virtual bool graph_safe(ExecutionContext& ec) const {
+    (void)ec;
+    return false;
+  }
+  // The host-side effects of a GPU run besides binding its results, which a replayed CUDA graph
+  // must still have: `before` the results are bound, then after (a fused chain's createvar and
+  // rmvar lines). None by default.
+  virtual void graph_host_effects(ExecutionContext& ec, bool before) {
+    (void)ec;
+    (void)before;
+  }
   // The plan lines this instruction stands for when a plan rewrite fused several into it
   // (instructions/fused_cellwise.h): -explain prints them in its place. Null otherwise.
   virtual const std::vector<std::unique_ptr<Instruction>>* parts() const { return nullptr; }
@@ -143,6 +161,11 @@ class Instruction {
     (void)built;
     return *this;
   }
+
+  // graph_safe for instructions whose GPU runs capture when every matrix operand with data is a
+  // dense device copy (a CSR operand may take library paths that synchronise; a host-only one is
+  // uploaded first).
+  bool graph_safe_dense(ExecutionContext& ec) const;
 
   size_t num_fields() const { return text_.fields.size(); }
   const std::string& field(size_t i) const;

@@ -16,6 +16,7 @@ class MatMultInstruction final : public Instruction {
 
   void check(Shapes& shapes) const override;
   bool has_gpu_impl() const override { return true; }
+  bool graph_safe(ExecutionContext& ec) const override { return graph_safe_dense(ec); }
 
  private:
   int64_t device_bytes(ExecutionContext& ec) const override;
@@ -36,6 +37,7 @@ class TsmmInstruction final : public Instruction {
   explicit TsmmInstruction(InstructionText t);
 
   bool has_gpu_impl() const override { return true; }
+  bool graph_safe(ExecutionContext& ec) const override { return graph_safe_dense(ec); }
 
  private:
   int64_t device_bytes(ExecutionContext& ec) const override;
@@ -54,6 +56,7 @@ class MMChainInstruction final : public Instruction {
 
   void check(Shapes& shapes) const override;
   bool has_gpu_impl() const override { return true; }
+  bool graph_safe(ExecutionContext& ec) const override { return graph_safe_dense(ec); }
 
  private:
   int64_t device_bytes(ExecutionContext& ec) const override;

@@ -6,6 +6,7 @@
 
 #ifdef DMLRT_WITH_CUDA
 #include "memory/gpu_session.h"
+#include "memory/graph_hook.h"
 #endif
 
 namespace dmlrt::inst {
@@ -71,6 +72,7 @@ const mem::DeviceMatrix& MatrixObject::acquire_device_read(mem::GpuSession& sess
   }
   ++read_pins_;
   last_use_ = session.memory().tick();
+  if (mem::t_graph_hook != nullptr) mem::t_graph_hook->input(name, *device_);
   return *device_;
 }
 
@@ -81,6 +83,7 @@ void MatrixObject::release_device_read() {
 
 void MatrixObject::set_device_result(mem::GpuSession& session, mem::DeviceMatrix m,
                                      const std::string& name) {
+  if (mem::t_graph_hook != nullptr) mem::t_graph_hook->output(name, m);
   const bool registered = device_ != nullptr && session_ == &session;
   if (registered) {
     // A new result over a copy of the same session (a loop writing the same variable): the old

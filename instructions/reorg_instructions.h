@@ -15,6 +15,7 @@ namespace dmlrt::inst {
 class ReorgInstruction : public Instruction {
  public:
   bool has_gpu_impl() const override { return true; }
+  bool graph_safe(ExecutionContext& ec) const override { return graph_safe_dense(ec); }
 
  protected:
   explicit ReorgInstruction(InstructionText t) : Instruction(std::move(t)) {}

@@ -18,6 +18,7 @@ class TernaryInstruction final : public Instruction {
   // Forms with a matrix run on the GPU too; all-scalar forms stay on the CPU (host arithmetic, no
   // device work worth a launch).
   bool has_gpu_impl() const override { return out_.is_matrix(); }
+  bool graph_safe(ExecutionContext& ec) const override { return graph_safe_dense(ec); }
 
  private:
   int64_t device_bytes(ExecutionContext& ec) const override;

@@ -24,6 +24,7 @@ class UnaryInstruction final : public Instruction {
   void check(Shapes& shapes) const override;
   // Matrix forms run on the GPU; scalar forms stay on the CPU (a scalar is not worth a launch).
   bool has_gpu_impl() const override { return in_.is_matrix(); }
+  bool graph_safe(ExecutionContext& ec) const override { return graph_safe_dense(ec); }
 
  private:
   // What the opcode computes, beyond the cell-wise functions of kernels/cpu/unary.h.
@@ -49,6 +50,7 @@ class LogBaseInstruction final : public Instruction {
   void check(Shapes& shapes) const override;
   // Forms with a matrix run on the GPU; log of two scalars stays on the CPU.
   bool has_gpu_impl() const override { return x_.is_matrix() || base_.is_matrix(); }
+  bool graph_safe(ExecutionContext& ec) const override { return graph_safe_dense(ec); }
 
  private:
   int64_t device_bytes(ExecutionContext& ec) const override;

@@ -52,6 +52,17 @@ DeviceMatrix DeviceMatrix::csr(MemoryManager& mm, int64_t rows, int64_t cols, in
   return m;
 }
 
+DeviceMatrix DeviceMatrix::adopt_dense(int64_t rows, int64_t cols, DType dtype, int64_t nnz,
+                                       DeviceAllocation values) {
+  DeviceMatrix m;
+  m.rows_ = rows;
+  m.cols_ = cols;
+  m.dtype_ = dtype;
+  m.nnz_ = nnz;
+  m.values_ = std::move(values);
+  return m;
+}
+
 DeviceMatrix DeviceMatrix::adopt_csr(int64_t rows, int64_t cols, int64_t nnz, DType dtype,
                                      IndexWidth width, DeviceAllocation row_ptr,
                                      DeviceAllocation col_idx, DeviceAllocation values) {

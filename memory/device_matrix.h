@@ -57,6 +57,9 @@ class DeviceMatrix {
   static DeviceMatrix adopt_csr(int64_t rows, int64_t cols, int64_t nnz, DType dtype,
                                 IndexWidth width, DeviceAllocation row_ptr,
                                 DeviceAllocation col_idx, DeviceAllocation values);
+  // A dense matrix over an allocation filled elsewhere (a replayed CUDA graph writes it).
+  static DeviceMatrix adopt_dense(int64_t rows, int64_t cols, DType dtype, int64_t nnz,
+                                  DeviceAllocation values);
   // Index width a CSR of this shape and nnz needs (Note [CSR index width]).
   static IndexWidth width_for(int64_t rows, int64_t cols, int64_t nnz);
 

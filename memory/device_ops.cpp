@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "gpu_context/cusparse_descriptors.h"
+#include "gpu_context/host_sync_hook.h"
 #include "kernels/cuda/blas.h"
 #include "kernels/cuda/convert.h"
 #include "memory/gpu_session.h"
@@ -133,6 +134,7 @@ DeviceMatrix GpuSession::transpose(const DeviceMatrix& m, const std::string& wha
 
 int64_t GpuSession::count_nnz(const DeviceMatrix& m) {
   if (m.is_sparse() || m.nnz() >= 0) return m.nnz();
+  gpu::before_host_sync("count of nonzeros");
   DeviceAllocation count = scratch(sizeof(unsigned long long), "nnz count", /*zero=*/true);
   with_dtype(m.dtype(), [&](auto tag) {
     kernels::cuda::launch_count_nonzero(m.values_as<decltype(tag)>(), m.size(),

@@ -8,6 +8,7 @@
 #include "gpu_context/device.h"
 #include "gpu_context/device_selection.h"
 #include "gpu_context/error.h"
+#include "gpu_context/host_sync_hook.h"
 #include "gpu_context/log.h"
 
 #ifdef DMLRT_WITH_CUDA
@@ -171,6 +172,7 @@ kernels::cuda::GemmPlanner& GpuSession::gemm_planner() {
 }
 
 GpuSession::~GpuSession() {
+  graph_state_.reset();  // graphs before the stream they launch on
   try {
     memory_->evict_all_unpinned();
   } catch (const std::exception& e) {
@@ -210,10 +212,14 @@ void GpuSession::end_instruction(const std::string& stats_name) {
 
 void GpuSession::collect_timings(const std::function<void(const std::string&, double)>& sink,
                                  bool wait) {
+  // Not while a CUDA graph captures or replays on this thread (runtime/cuda_graphs.cpp): the
+  // stream's work is not enqueued yet; the timings are collected later.
+  if (!wait && gpu::t_host_sync_hook != nullptr) return;
   size_t done = 0;
   for (; done < timings_.size(); ++done) {
     Timing& t = timings_[done];
     if (wait) {
+      gpu::before_host_sync("timing events");
       DMLRT_CHECK_CTX(cudaEventSynchronize(t.stop.get()), "timing of " << t.name);
     } else {
       const cudaError_t st = cudaEventQuery(t.stop.get());

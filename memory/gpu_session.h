@@ -63,6 +63,10 @@ struct GpuSessionOptions {
   int parfor_workers_per_gpu = 1;
   // A PARFOR worker's session: no start-up messages (the run's session printed them).
   bool parfor_worker = false;
+  // dmlrt.gpu.graphs: runs of GPU instructions captured as CUDA graphs and replayed (Note [CUDA
+  // graphs] in runtime/cuda_graphs.cpp); dmlrt.gpu.graphs.cache: graphs kept per session (LRU).
+  bool graphs = false;
+  int graph_cache = 64;
 };
 
 class GpuSession;
@@ -154,6 +158,19 @@ class GpuSession {
 
   void synchronize(const char* what) { context_->synchronize(what); }
 
+  // State another layer keeps per session (the CUDA graph runner, runtime/cuda_graphs.cpp);
+  // destroyed before the stream and the memory manager.
+  struct Extension {
+    virtual ~Extension() = default;
+  };
+  std::unique_ptr<Extension>& graph_state() { return graph_state_; }
+  // True when `p` lies in a buffer the session keeps for its whole life (the cuBLAS workspace).
+  bool is_session_buffer(const void* p) const {
+    const auto a = reinterpret_cast<uintptr_t>(p);
+    const auto base = reinterpret_cast<uintptr_t>(cublas_workspace_.data());
+    return cublas_workspace_ && a >= base && a < base + cublas_workspace_.bytes();
+  }
+
  private:
   struct Timing {
     std::string name;
@@ -183,6 +200,7 @@ class GpuSession {
   double pending_exclude_ = 0.0;
   std::vector<Timing> timings_;
   bool timing_ = false;
+  std::unique_ptr<Extension> graph_state_;  // last: destroyed first
 };
 
 #endif  // DMLRT_WITH_CUDA

@@ -38,6 +38,16 @@ std::string format_gpu_stats(const GpuStats& s, int top_ops) {
      << s.tune_gemm.seconds << " sec, shapes timed " << s.tune_conv.timed << " / "
      << s.tune_gemm.timed << ", from the tuning cache " << s.tune_conv.from_file << " / "
      << s.tune_gemm.from_file << ".\n";
+  if (s.graph_captures > 0 || !s.graph_fallbacks.empty()) {
+    int64_t fallbacks = 0;
+    for (const auto& kv : s.graph_fallbacks) fallbacks += kv.second;
+    os << "CUDA graphs (captures / replays / updated / recaptures / evicted / fallbacks):\t"
+       << s.graph_captures << " / " << s.graph_replays << " (" << s.graph_replayed_instructions
+       << " inst) / " << s.graph_updated_replays << " (" << s.graph_node_updates << " nodes) / "
+       << s.graph_recaptures << " / " << s.graph_evictions << " / " << fallbacks << ".\n";
+    for (const auto& [reason, n] : s.graph_fallbacks)
+      os << "  graph fallback: " << reason << ":\t" << n << ".\n";
+  }
   // dmlrt's own lines (Note [Transfers by instruction]): one per instruction, most bytes first.
   std::vector<std::pair<std::string, GpuStats::OpTransfers>> rows(s.by_op.begin(), s.by_op.end());
   auto total = [](const GpuStats::OpTransfers& t) { return t.to_dev_bytes + t.from_dev_bytes; };

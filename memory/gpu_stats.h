@@ -41,6 +41,13 @@ struct GpuStats {
   // Their seconds are also inside the time of the instruction that triggered them.
   gpu::TuningStats tune_conv, tune_gemm;
 
+  // CUDA graphs (Note [CUDA graphs] in runtime/cuda_graphs.cpp): runs captured, replays, replays
+  // that updated node pointers (and the nodes updated), captures of a run that had graphs for
+  // other shapes or scalars, and runs that fell back to eager launches, by reason.
+  int64_t graph_captures = 0, graph_replays = 0, graph_updated_replays = 0, graph_node_updates = 0,
+          graph_recaptures = 0, graph_replayed_instructions = 0, graph_evictions = 0;
+  std::map<std::string, int64_t> graph_fallbacks;
+
   // Transfers by the instruction that caused them (Note [Transfers by instruction]).
   struct OpTransfers {
     int64_t to_dev_bytes = 0, to_dev_n = 0, from_dev_bytes = 0, from_dev_n = 0;

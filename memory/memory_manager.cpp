@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "gpu_context/error.h"
+#include "memory/graph_hook.h"
 
 namespace dmlrt::mem {
 namespace {
@@ -179,6 +180,7 @@ void* MemoryManager::raw_allocate(size_t cls) {
 }
 
 void MemoryManager::raw_release(void* ptr) {
+  gpu::before_host_sync("cudaFree");  // synchronises the device
   const auto t0 = Clock::now();
   allocator_->release(ptr);
   stats_->dealloc_s += since(t0);
@@ -241,6 +243,7 @@ DeviceAllocation MemoryManager::finish(void* ptr, size_t bytes, size_t cls, Allo
   ++live_count_;
   live_bytes_ += cls;
   DeviceAllocation a(this, ptr, bytes, slot);
+  if (t_graph_hook != nullptr) t_graph_hook->allocated(ptr, bytes, b.what, zero);
   if (zero) {
     const auto t0 = Clock::now();
     allocator_->zero(ptr, bytes, stream);
@@ -316,8 +319,18 @@ DeviceAllocation MemoryManager::allocate(size_t bytes, AllocLabel what, cudaStre
                               << memory_table());
 }
 
+bool MemoryManager::in_live_block(const void* p) const {
+  const auto a = reinterpret_cast<uintptr_t>(p);
+  for (const Block& b : slots_) {
+    const auto base = reinterpret_cast<uintptr_t>(b.ptr);
+    if (b.ptr != nullptr && a >= base && a < base + b.block_bytes) return true;
+  }
+  return false;
+}
+
 void MemoryManager::give_back(void* ptr, uint32_t slot) {
   if (slot >= slots_.size() || slots_[slot].ptr != ptr) return;  // not ours (no throw: destructor)
+  if (t_graph_hook != nullptr) t_graph_hook->released(ptr);
   Block& b = slots_[slot];
   const size_t cls = b.block_bytes;
   cudaStream_t const stream = b.stream;

@@ -166,6 +166,9 @@ class MemoryManager {
   std::string memory_table() const;
 
   static size_t size_class(size_t bytes);
+  // True when `p` lies in a live allocation (a scan of the live blocks: for CUDA graph capture,
+  // runtime/cuda_graphs.cpp, not for hot paths).
+  bool in_live_block(const void* p) const;
 
  private:
   friend class DeviceAllocation;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gpu_context/cuda_check.h"
+#include "gpu_context/host_sync_hook.h"
 #include "kernels/cuda/convert.h"
 #include "memory/gpu_session.h"
 
@@ -135,6 +136,7 @@ void GpuSession::download_values(double* dst, const void* src, int64_t n, DType 
 }
 
 DeviceMatrix GpuSession::upload(const kernels::MatrixBlock& block, const std::string& what) {
+  gpu::before_host_sync("copy to the device");
   const auto t0 = Clock::now();
   const DType dt = dtype();
   DeviceMatrix m;
@@ -179,6 +181,7 @@ DeviceMatrix GpuSession::upload(const kernels::MatrixBlock& block, const std::st
 }
 
 kernels::MatrixBlock GpuSession::download(const DeviceMatrix& m, bool for_eviction) {
+  gpu::before_host_sync("copy to the host");
   const auto t0 = Clock::now();
   kernels::MatrixBlock out;
   size_t bytes = 0;
@@ -222,6 +225,7 @@ kernels::MatrixBlock GpuSession::download(const DeviceMatrix& m, bool for_evicti
 }
 
 double GpuSession::read_element(const DeviceMatrix& m, int64_t r, int64_t c) {
+  gpu::before_host_sync("read of a device value");
   DMLRT_REQUIRE(!m.is_sparse() && r >= 0 && c >= 0 && r < m.rows() && c < m.cols(), RuntimeError,
                 "read_element(" << r << ", " << c << ") of a " << m.describe());
   const size_t es = dtype_size(m.dtype());

@@ -412,6 +412,13 @@ bool apply_config_key(RuntimeConfig& config, const std::string& key, const std::
     config.cudnn_cache_dir = value;
   } else if (key == "dmlrt.gpu.gemm.plans.persist") {
     config.persist_gemm_plans = parse_bool(key, value);
+  } else if (key == "dmlrt.gpu.graphs") {
+    const std::string v = to_lower(value);
+    DMLRT_REQUIRE(v == "on" || v == "off" || v == "true" || v == "false", ParseError,
+                  key << ": expected on or off, got '" << value << "'");
+    config.gpu_graphs = v == "on" || v == "true";
+  } else if (key == "dmlrt.gpu.graphs.cache") {
+    config.gpu_graph_cache = static_cast<int>(parse_positive_int(key, value, 1 << 16));
   } else if (key == "dmlrt.gpu.parfor.workers.per.gpu") {
     config.parfor_workers_per_gpu = static_cast<int>(parse_positive_int(key, value, 64));
   } else if (key == "dmlrt.gpu.cudnn.fp32.tolerance") {

@@ -30,6 +30,7 @@
 #include "gpu_context/error.h"
 #include "gpu_context/string_util.h"
 #include "kernels/cpu/parallel.h"
+#include "runtime/cuda_graphs.h"
 #include "runtime/io/matrix_io.h"
 #include "runtime/mpi_world.h"
 #include "runtime/value_codec.h"
@@ -411,23 +412,40 @@ std::string Interpreter::block_where(const Block& b) const {
 }
 
 void Interpreter::run_instructions(const InstructionList& list, inst::ExecutionContext& ec) {
-  for (const auto& i : list) {
-    try {
-      run_instruction(*i, ec);
-    } catch (const std::bad_alloc&) {
-      // An allocation no up-front check foresaw (kernels/host_memory.h): name the op, its
-      // operands' shapes and what is left, never the C++ library's text.
-      throw OutOfMemory(i->where() + ": out of host memory: an allocation in " + i->opcode() +
-                        " failed; " + inst::out_of_memory_context(i->text().fields, ec));
-    } catch (const std::length_error&) {
-      // std::vector's "cannot create std::vector larger than max_size()", "vector::reserve".
-      throw OutOfMemory(i->where() + ": out of host memory: " + i->opcode() +
-                        " asked for more elements than can be allocated; " +
-                        inst::out_of_memory_context(i->text().fields, ec));
-    } catch (const std::exception& e) {
-      if (has_plan_location(e.what(), *i)) throw;
-      rethrow_with_context(e, i->where() + ": ");
-    }
+#ifdef DMLRT_WITH_CUDA
+  if (mem::GpuSession* gpu = ec.options().gpu.get(); graphs_enabled(gpu)) {
+    GraphCallbacks cb;
+    cb.run = [&](size_t k) { run_checked(*list[k], ec); };
+    cb.replayed = [&](size_t k) {  // a graph does its work: its profiler range and count
+      const InstructionRange range(*list[k]);
+      if (stats_ != nullptr) stats_->record("gpu_" + list[k]->stats_name(), 0.0);
+    };
+    cb.launched = [&] {
+      if (stats_ != nullptr) stats_->record("gpu_graph", 0.0);
+    };
+    run_with_graphs(*gpu, list, ec, cb);
+    return;
+  }
+#endif
+  for (const auto& i : list) run_checked(*i, ec);
+}
+
+void Interpreter::run_checked(inst::Instruction& i, inst::ExecutionContext& ec) {
+  try {
+    run_instruction(i, ec);
+  } catch (const std::bad_alloc&) {
+    // An allocation no up-front check foresaw (kernels/host_memory.h): name the op, its
+    // operands' shapes and what is left, never the C++ library's text.
+    throw OutOfMemory(i.where() + ": out of host memory: an allocation in " + i.opcode() +
+                      " failed; " + inst::out_of_memory_context(i.text().fields, ec));
+  } catch (const std::length_error&) {
+    // std::vector's "cannot create std::vector larger than max_size()", "vector::reserve".
+    throw OutOfMemory(i.where() + ": out of host memory: " + i.opcode() +
+                      " asked for more elements than can be allocated; " +
+                      inst::out_of_memory_context(i.text().fields, ec));
+  } catch (const std::exception& e) {
+    if (has_plan_location(e.what(), i)) throw;
+    rethrow_with_context(e, i.where() + ": ");
   }
 }
 

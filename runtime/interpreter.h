@@ -95,6 +95,8 @@ class Interpreter final : public inst::Services {
   // Loops longer than this run in order (their iteration values are computed in 128 bits).
   static constexpr int64_t kMaxParforIterations = int64_t{1} << 40;
   void run_instructions(const InstructionList& list, inst::ExecutionContext& ec);
+  // One instruction with the plan location added to its errors (run_instructions' body).
+  void run_checked(inst::Instruction& instr, inst::ExecutionContext& ec);
   // One instruction through its life cycle (inst::Instruction::run), recorded in -stats.
   void run_instruction(inst::Instruction& i, inst::ExecutionContext& ec);
   void record_gpu_instruction(const inst::Instruction& i, inst::ExecutionContext& ec);

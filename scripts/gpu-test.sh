@@ -59,13 +59,18 @@ plans() {  # every integration plan, run by the plan runner; prints "N passed, M
 run_step plans plans
 # Every plan and conformance case once on the CPU and once with -gpu force: same outputs.
 run_step plans_gpu python3 tests/gpu/run_plans_gpu.py --dmlrt "$carry/dmlrt"
+# Issue #19: every plan and conformance case with -gpu force, CUDA graphs on against off: the same
+# outputs bit for bit (Note [CUDA graphs] in runtime/cuda_graphs.cpp).
+run_step plans_graphs python3 tests/gpu/run_plans_gpu.py --dmlrt "$carry/dmlrt" --graphs
 # Issue #18: with -gpu, no benchmark algorithm copies a data-sized matrix to the host (the
 # "GPU mem tx by instruction" lines of -stats; bench/algo_bench.py --check-transfers).
 run_step transfers python3 bench/algo_bench.py run --dmlrt "$carry/dmlrt" --variants small \
   --check-transfers --out "$out/transfers.json"
 if command -v compute-sanitizer >/dev/null; then
+  # API errors are dmlrt's to check (every call's result is); the CUDA graph runner asks the
+  # driver for kernel parameters until an index fails, once per kernel.
   run_step sanitizer timeout 240 compute-sanitizer --tool memcheck --error-exitcode 9 \
-    "$carry/dmlrt_gpu_tests" "${SANITIZE_FILTER:-[memory]}"
+    --report-api-errors no "$carry/dmlrt_gpu_tests" "${SANITIZE_FILTER:-[memory],[graphs]}"
 fi
 echo "== summary =="
 printf '%s\n' "${summary[@]}"

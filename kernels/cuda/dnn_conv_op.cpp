@@ -45,6 +45,7 @@
 #include <sstream>
 
 #include "gpu_context/error.h"
+#include "gpu_context/host_sync_hook.h"
 #include "gpu_context/library_check.h"
 #include "gpu_context/log.h"
 
@@ -449,6 +450,7 @@ bool run_chunk(Run& run, Pass pass, const ConvDims& d, const ConvTensors& t, dou
     };
     const std::string key_text = key.to_string();
     if (std::none_of(list.begin(), list.end(), fits)) {
+      gpu::before_host_sync("cuDNN algorithm search");
       // Timed for -stats' autotuning line however it ends (an empty find is time spent too).
       struct TuningClock {
         gpu::ConvAlgoCache& cache;

@@ -18,6 +18,7 @@
 
 #include "gpu_context/gemm_plan_cache.h"
 #include "gpu_context/handles.h"
+#include "gpu_context/host_sync_hook.h"
 #include "gpu_context/library_check.h"
 #include "gpu_context/log.h"
 #include "kernels/cuda/blas.h"
@@ -116,6 +117,7 @@ struct GemmPlanner::Impl {
   // loops of 10, each timed on the host up to a synchronisation (Note [Small GEMM plans]).
   template <typename F>
   double per_call_us(const F& call) {
+    gpu::before_host_sync("GEMM plan timing");
     call();
     call();
     DMLRT_CHECK(cudaStreamSynchronize(stream));
@@ -225,6 +227,7 @@ struct GemmPlanner::Impl {
         usable.push_back(i);
     if (usable.empty()) return p;
 
+    gpu::before_host_sync("GEMM plan timing");
     DMLRT_CHECK(cudaStreamSynchronize(stream));  // earlier work stays out of the timing
     std::ostringstream log;
     double best =

@@ -12,7 +12,14 @@ with seed -1 draw the same values. Cases marked "xfail" or expecting a failing e
 skipped. Without a usable device `-gpu force` falls back to the CPU with a warning, so every case
 passes trivially; on the H200 this is the end-to-end check of the GPU backend.
 
+With --graphs the reference run is `-gpu force` with CUDA graphs off and the compared run the same
+with dmlrt.gpu.graphs on (-config files): outputs must be bit-identical (tolerance 0), stdout the
+same text (issue #19, Note [CUDA graphs] in runtime/cuda_graphs.cpp). Both runs use deterministic
+cuDNN algorithms (dmlrt.gpu.cudnn.deterministic): the others add with atomics, and two eager runs
+of a convolution's backward pass differ in the last bits.
+
 Usage: python3 tests/gpu/run_plans_gpu.py --dmlrt build/runtime/dmlrt [--case NAME ...] [--keep]
+       [--graphs]
 Prints PASS/FAIL/SKIP per case and a final line "N passed, M failed". Python standard library only;
 the file readers and comparisons are tests/plans/run_plan.py's.
 """
@@ -173,6 +180,10 @@ def skip_reason(spec):
     return None
 
 
+GRAPHS_CONFIG = None  # --graphs: -config files with dmlrt.gpu.graphs on, and off
+EAGER_CONFIG = None
+
+
 def run_case(dmlrt, case_dir, keep):
     """Returns (status, message, details): status PASS, FAIL or SKIP; details are lines to print
     after the status line (the commands and kept folders of a failing or --keep case)."""
@@ -187,14 +198,20 @@ def run_case(dmlrt, case_dir, keep):
     case_atol = tol.get("atol", rp.DEFAULT_ATOL)
     seed = [] if "-seed" in spec.get("cli", []) else ["-seed", SEED]
     variants = [("gpu", ["-gpu", "force"], FP64_TOL, FP64_TOL, True)]
-    if case_rtol >= FP32_TOL:
+    reference = []
+    if GRAPHS_CONFIG is not None:
+        if "-config" in spec.get("cli", []):
+            return "SKIP", "the case has a -config of its own", []
+        reference = ["-gpu", "force", "-config", EAGER_CONFIG]
+        variants = [("gpu-graphs", ["-gpu", "force", "-config", GRAPHS_CONFIG], 0.0, 0.0, True)]
+    elif case_rtol >= FP32_TOL:
         variants.append(("gpu-fp32", ["-gpu", "force", "-precision", "single"],
                          max(case_rtol, FP32_TOL), max(case_atol, FP32_TOL), False))
     runs = []
     notes = []
     status, message = "PASS", ""
     try:
-        cpu = Run(dmlrt, case_dir, spec, seed, "cpu")
+        cpu = Run(dmlrt, case_dir, spec, seed + reference, "gpu" if reference else "cpu")
         runs.append(cpu)
         for label, flags, rtol, atol, check_nnz in variants:
             gpu = Run(dmlrt, case_dir, spec, seed + flags, label)
@@ -225,7 +242,18 @@ def main():
     ap.add_argument("--case", action="append", default=[],
                     help="run only cases whose folder name contains this (repeatable)")
     ap.add_argument("--keep", action="store_true", help="keep every run's working folder")
+    ap.add_argument("--graphs", action="store_true",
+                    help="compare -gpu force with CUDA graphs on against off, bit for bit")
     a = ap.parse_args()
+    if a.graphs:
+        global GRAPHS_CONFIG, EAGER_CONFIG
+        cfg_dir = tempfile.mkdtemp(prefix="dmlrt_graphs_cfg_")
+        GRAPHS_CONFIG = os.path.join(cfg_dir, "graphs-on.xml")
+        EAGER_CONFIG = os.path.join(cfg_dir, "graphs-off.xml")
+        det = "<dmlrt.gpu.cudnn.deterministic>true</dmlrt.gpu.cudnn.deterministic>"
+        for path, mode in ((GRAPHS_CONFIG, "on"), (EAGER_CONFIG, "off")):
+            with open(path, "w") as f:
+                f.write(f"<root>{det}<dmlrt.gpu.graphs>{mode}</dmlrt.gpu.graphs></root>\n")
     dmlrt = os.path.abspath(a.dmlrt)
     if not os.access(dmlrt, os.X_OK):
         print(f"dmlrt executable not found: {dmlrt}")

@@ -209,6 +209,8 @@ TEST_CASE("config: the dmlrt cuDNN and DNN budget keys", "[config][dnn]") {
   CHECK(d.dnn_budget_bytes == -1);
   CHECK(d.fp32_conv_tolerance == 1e-4);
   CHECK(d.parfor_workers_per_gpu == 1);  // SystemDS's rule: one PARFOR worker per GPU
+  CHECK_FALSE(d.gpu_graphs);
+  CHECK(d.gpu_graph_cache == 64);
 
   ConfigMessages messages;
   const RuntimeConfig c = parse(
@@ -219,7 +221,9 @@ TEST_CASE("config: the dmlrt cuDNN and DNN budget keys", "[config][dnn]") {
       "<dmlrt.gpu.gemm.plans.persist>false</dmlrt.gpu.gemm.plans.persist>\n"
       "<dmlrt.gpu.dnn.budget>512M</dmlrt.gpu.dnn.budget>\n"
       "<dmlrt.gpu.cudnn.fp32.tolerance>2.5e-3</dmlrt.gpu.cudnn.fp32.tolerance>\n"
-      "<dmlrt.gpu.parfor.workers.per.gpu>4</dmlrt.gpu.parfor.workers.per.gpu>\n",
+      "<dmlrt.gpu.parfor.workers.per.gpu>4</dmlrt.gpu.parfor.workers.per.gpu>\n"
+      "<dmlrt.gpu.graphs>On</dmlrt.gpu.graphs>\n"
+      "<dmlrt.gpu.graphs.cache>3</dmlrt.gpu.graphs.cache>\n",
       &messages);
   CHECK(messages.warnings.empty());
   CHECK(messages.notes.empty());
@@ -231,6 +235,9 @@ TEST_CASE("config: the dmlrt cuDNN and DNN budget keys", "[config][dnn]") {
   CHECK(c.dnn_budget_bytes == 512LL << 20);
   CHECK(c.fp32_conv_tolerance == 2.5e-3);
   CHECK(c.parfor_workers_per_gpu == 4);
+  CHECK(c.gpu_graphs);
+  CHECK(c.gpu_graph_cache == 3);
+  CHECK_FALSE(parse("<dmlrt.gpu.graphs>off</dmlrt.gpu.graphs>\n").gpu_graphs);
   for (const char* off : {"off", "OFF", "Off"})
     CHECK(std::isinf(parse(std::string("<dmlrt.gpu.cudnn.fp32.tolerance>") + off +
                            "</dmlrt.gpu.cudnn.fp32.tolerance>\n")
@@ -267,6 +274,8 @@ TEST_CASE("config: bad values of the dmlrt cuDNN keys name file, line and key", 
       {"dmlrt.gpu.gemm.plans.persist", "sometimes", "expected true or false, got 'sometimes'"},
       {"dmlrt.gpu.dnn.budget", "0", std::string(budget_msg) + "0'"},
       {"dmlrt.gpu.parfor.workers.per.gpu", "0", "expected a positive integer, got '0'"},
+      {"dmlrt.gpu.graphs", "maybe", "expected on or off, got 'maybe'"},
+      {"dmlrt.gpu.graphs.cache", "0", "expected a positive integer, got '0'"},
       {"dmlrt.gpu.dnn.budget", "-1", std::string(budget_msg) + "-1'"},
       {"dmlrt.gpu.dnn.budget", "12X", std::string(budget_msg) + "12X'"},
       {"dmlrt.gpu.dnn.budget", "G", std::string(budget_msg) + "G'"},

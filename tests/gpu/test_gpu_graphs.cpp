@@ -1,0 +1,157 @@
+// CUDA graphs (issue #19, Note [CUDA graphs] in runtime/cuda_graphs.cpp): the plans of
+// tests/gpu/data/graphs run with -gpu on, once with graphs off and once on, and must print the
+// same digits; -stats shows what the graphs did: captures and replays of a loop body, replays that
+// updated pointers (a loop-carried matrix alternates buffers), a second graph for a new shape,
+// eviction of graphs from a cache of one, fallbacks at host reads, and replays under a GPU budget
+// small enough that their allocations evict matrices the graph reads.
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <sstream>
+#include <string>
+
+#include "common/test_paths.h"
+#include "gpu_context/error.h"
+#include "gpu_env.h"
+#include "runtime/interpreter.h"
+#include "runtime/plan_parser.h"
+
+namespace dmlrt::test::gpu {
+namespace {
+
+struct Run {
+  std::string out, error, stats;
+  mem::GpuStats gpu;
+};
+
+struct Setup {
+  bool graphs = false;
+  int cache = 64;
+  long long budget = -1;
+  mem::DType dtype = mem::DType::kFloat64;
+};
+
+// One folder of timed cuDNN algorithms and GEMM plans for every run of this file: a run loads the
+// choices an earlier one timed, so two runs use the same kernels (timing picks among algorithms
+// whose rounding differs).
+const std::string& tuning_dir() {
+  static const std::string dir = [] {
+    char tmpl[] = "/tmp/dmlrt_graphs_tuning_XXXXXX";
+    const char* d = mkdtemp(tmpl);
+    REQUIRE(d != nullptr);
+    return std::string(d);
+  }();
+  return dir;
+}
+
+Run run_graph_plan(const std::string& plan, const Setup& s) {
+  const runtime::Program p =
+      runtime::parse_plan_file(test::test_data_dir() + "/gpu/data/graphs/" + plan);
+  std::ostringstream out, stats_text;
+  runtime::Statistics stats;
+  runtime::Interpreter interp(p, out, &stats);
+  mem::GpuSessionOptions o = GpuEnv::options(s.dtype, s.budget);
+  o.sync_each_instruction = false;  // graphs need the stream to run ahead
+  o.graphs = s.graphs;
+  o.graph_cache = s.cache;
+  o.cudnn_cache_dir = tuning_dir();
+  o.persist_gemm_plans = true;
+  inst::RunOptions ro;
+  ro.gpu = std::make_shared<mem::GpuSession>(o, 0);
+  ro.gpu->set_timing(true);
+  ro.gpu_mode = inst::GpuMode::kOn;
+  Run r;
+  {
+    inst::ExecutionContext ec(interp, ro);
+    try {
+      interp.run(ec);
+    } catch (const Error& e) {
+      r.error = e.what();
+    }
+  }
+  ro.gpu->synchronize("test end");
+  stats.set_gpu_stats(&ro.gpu->stats());
+  r.out = out.str();
+  r.gpu = ro.gpu->stats();
+  stats.print(stats_text, 40);
+  r.stats = stats_text.str();
+  return r;
+}
+
+// Graphs off (twice: the first run times the algorithms and GEMM plans, and runs the products it
+// times with other kernels, so its output may differ in the last bits), then on: the same output
+// as the second, bit for bit (prints are full-precision doubles).
+Run same_with_graphs(const std::string& plan, Setup s) {
+  s.graphs = false;
+  const Run warm = run_graph_plan(plan, s);
+  REQUIRE(warm.error.empty());
+  const Run off = run_graph_plan(plan, s);
+  REQUIRE(off.error.empty());
+  CHECK(off.gpu.graph_captures == 0);
+  s.graphs = true;
+  Run on = run_graph_plan(plan, s);
+  INFO(plan << "\n" << on.error << "\n" << on.stats);
+  REQUIRE(on.error.empty());
+  CHECK(on.out == off.out);
+  CHECK_THAT(on.stats, Catch::Matchers::Contains("CUDA graphs (captures / replays"));
+  return on;
+}
+
+}  // namespace
+
+TEST_CASE("gpu graphs: a loop body is captured once and replayed, pointers updated",
+          "[gpu][graphs]") {
+  for (mem::DType dtype : {mem::DType::kFloat64, mem::DType::kFloat32}) {
+    Setup s;
+    s.dtype = dtype;
+    const Run on = same_with_graphs("loop.plan", s);
+    INFO(on.stats);
+    CHECK(on.gpu.graph_captures >= 1);
+    CHECK(on.gpu.graph_replays >= 15);  // 20 iterations: the first warms up, the second captures
+    CHECK(on.gpu.graph_replayed_instructions >= 15 * 2);
+    CHECK(on.gpu.graph_updated_replays >= 1);  // W's buffer moves every iteration
+  }
+}
+
+TEST_CASE("gpu graphs: a new shape captures another graph of the same run", "[gpu][graphs]") {
+  const Run on = same_with_graphs("shapes.plan", Setup{});
+  INFO(on.stats);
+  CHECK(on.gpu.graph_recaptures >= 1);
+  CHECK(on.gpu.graph_replays >= 4);
+}
+
+TEST_CASE("gpu graphs: host reads end the captured runs; the rest replays", "[gpu][graphs]") {
+  const Run on = same_with_graphs("hostread.plan", Setup{});
+  INFO(on.stats);
+  bool host_wait = false;
+  for (const auto& [why, n] : on.gpu.graph_fallbacks)
+    if (why.rfind("host wait: ", 0) == 0) host_wait = true;
+  CHECK(host_wait);
+  CHECK(on.gpu.graph_replays >= 1);
+}
+
+TEST_CASE("gpu graphs: a cache of one graph evicts and captures again", "[gpu][graphs]") {
+  Setup s;
+  s.cache = 1;
+  const Run on = same_with_graphs("two_loops.plan", s);
+  INFO(on.stats);
+  CHECK(on.gpu.graph_evictions >= 1);
+  CHECK(on.gpu.graph_captures >= 2);
+}
+
+TEST_CASE("gpu graphs: replays under a small budget evict matrices the graph reads",
+          "[gpu][graphs]") {
+  Setup s;
+  s.budget = 12LL << 20;  // four 600x600 matrices (2.9 MB each) and the products' temporaries
+  const Run on = same_with_graphs("evict.plan", s);
+  INFO(on.stats);
+  CHECK(on.gpu.evict_n > 0);
+}
+
+TEST_CASE("gpu graphs: a convolution training step replays", "[gpu][graphs]") {
+  const Run on = same_with_graphs("conv.plan", Setup{});
+  INFO(on.stats);
+  CHECK(on.gpu.graph_captures >= 1);
+  CHECK(on.gpu.graph_replays >= 1);
+}
+
+}  // namespace dmlrt::test::gpu
