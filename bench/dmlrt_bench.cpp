@@ -30,6 +30,8 @@
 #include <utility>
 #include <vector>
 
+#include <unistd.h>  // mkstemp, close
+
 #include "dmlrt/api.h"
 #include "gpu_context/cuda_check.h"
 #include "gpu_context/cusparse_descriptors.h"
@@ -1622,10 +1624,14 @@ void bench_overhead_loop(Bench& b, Env& env) {
 // instructions (CP lines under -gpu force), its trip count an input scalar. One prepared script
 // keeps its GPU session across runs; the per-instruction cost is the difference between a long
 // and a short run (best of two each) over the difference in instructions, so the final D2H and
-// the per-run set-up cancel. Runs after the bench's own session is gone.
-void bench_overhead_api(Bench& b, mem::DType dtype) {
-  Record r{"overhead", "api_for_loop_1x1_plus_scalar",
+// the per-run set-up cancel. Runs after the bench's own session is gone. With `graphs` the body
+// runs as a CUDA graph (dmlrt.gpu.graphs on, issue #19): the host time per instruction is that of
+// a replay's walk.
+void bench_overhead_api(Bench& b, mem::DType dtype, bool graphs) {
+  Record r{"overhead",
+           graphs ? "api_for_loop_1x1_plus_scalar_graphs" : "api_for_loop_1x1_plus_scalar",
            dtype == mem::DType::kFloat64 ? "fp64" : "fp32"};
+  std::string config_path;
   try {
     std::string plan =
         "PROGRAM\n--MAIN PROGRAM\n----FOR (lines 1-7) [iter=i]\n------FROM\n"
@@ -1637,6 +1643,15 @@ void bench_overhead_api(Bench& b, mem::DType dtype) {
           "--------CP°+°A·MATRIX·FP64°1·SCALAR·FP64·true°B·MATRIX·FP64\n"
           "--------CP°+°B·MATRIX·FP64°1·SCALAR·FP64·true°A·MATRIX·FP64\n";
     dmlrt::Options opt;
+    if (graphs) {
+      char tmpl[] = "/tmp/dmlrt_bench_graphs_XXXXXX";
+      const int fd = mkstemp(tmpl);
+      DMLRT_REQUIRE(fd >= 0, RuntimeError, "dmlrt_bench: cannot create a config file in /tmp");
+      close(fd);
+      config_path = tmpl;
+      std::ofstream(config_path) << "<root><dmlrt.gpu.graphs>on</dmlrt.gpu.graphs></root>\n";
+      opt.config_file = config_path;
+    }
     opt.gpu = dmlrt::GpuMode::kForce;
     opt.precision =
         dtype == mem::DType::kFloat64 ? dmlrt::Precision::kDouble : dmlrt::Precision::kSingle;
@@ -1671,9 +1686,11 @@ void bench_overhead_api(Bench& b, mem::DType dtype) {
     r.extra["iterations"] = {n_short, n_long};
     r.extra["seconds"] = {t_short, t_long};
     r.extra["note"] = "FOR-loop bookkeeping included";
+    r.extra["graphs"] = graphs;
   } catch (const std::exception& e) {
     r.extra["dmlrt_error"] = e.what();
   }
+  if (!config_path.empty()) std::remove(config_path.c_str());
   b.results.add(std::move(r));
 }
 
@@ -2145,7 +2162,10 @@ int main(int argc, char** argv) {
         results.add(std::move(r));
       }
       // After the bench's session is gone: the same loop through the public API.
-      if (fn == nullptr) bench_overhead_api(b, dt);
+      if (fn == nullptr) {
+        bench_overhead_api(b, dt, /*graphs=*/false);
+        bench_overhead_api(b, dt, /*graphs=*/true);
+      }
     }
   }
   results.set_meta("finished", now_utc());

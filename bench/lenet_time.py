@@ -84,14 +84,18 @@ def gpu_share(heavy):
 
 # -config for the timed runs: GPU instructions counted by -stats but not timed by CUDA events.
 NO_EVENTS_XML = "no_gpu_events.xml"
+# --graphs: the same, and one for the runs with events, with dmlrt.gpu.graphs on (issue #19).
+GRAPHS_XML = "graphs.xml"
 
 
-def run_plan(dmlrt, plan, dtype, work, timeout, events=False):
+def run_plan(dmlrt, plan, dtype, work, timeout, events=False, graphs=False):
     cmd = [os.path.abspath(dmlrt), "-f", plan, "-gpu", "force", "-stats", "100"]
     if dtype == "fp32":
         cmd += ["-precision", "single"]
     if not events:
         cmd += ["-config", NO_EVENTS_XML]
+    elif graphs:
+        cmd += ["-config", GRAPHS_XML]
     env = dict(os.environ, XDG_CACHE_HOME=os.path.join(work, "cache-" + dtype))
     t0 = time.perf_counter()
     p = subprocess.run(cmd, cwd=work, capture_output=True, text=True, timeout=timeout, env=env)
@@ -118,8 +122,9 @@ def per_step_breakdown(short_heavy, long_heavy, extra_steps):
 def measure(args, work, plans, steps, dtype):
     """One record: ms per step from the short and the long plan (best of args.repeat each)."""
     short, long_ = plans
-    rec = {"section": "lenet", "name": NAME, "dtype": dtype, "dmlrt_ms": None,
-           "extra": {"batch": args.batch, "steps": list(steps)}}
+    g = args.graphs
+    rec = {"section": "lenet", "name": NAME + ("_graphs" if g else ""), "dtype": dtype,
+           "dmlrt_ms": None, "extra": {"batch": args.batch, "steps": list(steps), "graphs": g}}
     def checked(r, n):
         got = backward_filter_count(r["heavy"])
         if got != 2 * n:
@@ -127,14 +132,15 @@ def measure(args, work, plans, steps, dtype):
         return r
 
     try:
-        run_plan(args.dmlrt, short, dtype, work, args.timeout)  # warm-up: fills the algorithm cache
+        run_plan(args.dmlrt, short, dtype, work, args.timeout, graphs=g)  # fills the algorithm cache
         best, timed = [], []
         for plan, n in ((short, steps[0]), (long_, steps[1])):
-            runs = [checked(run_plan(args.dmlrt, plan, dtype, work, args.timeout), n)
+            runs = [checked(run_plan(args.dmlrt, plan, dtype, work, args.timeout, graphs=g), n)
                     for _ in range(args.repeat)]
             best.append(min(runs, key=lambda x: x["exec_s"]))
             # The breakdown: one more run with every GPU instruction timed by CUDA events.
-            timed.append(checked(run_plan(args.dmlrt, plan, dtype, work, args.timeout, events=True), n))
+            timed.append(checked(run_plan(args.dmlrt, plan, dtype, work, args.timeout, events=True,
+                                          graphs=g), n))
         extra_steps = steps[1] - steps[0]
         rec["dmlrt_ms"] = (best[1]["exec_s"] - best[0]["exec_s"]) * 1e3 / extra_steps
         rec["extra"].update(
@@ -163,6 +169,8 @@ def main(argv):
     ap.add_argument("--repeat", type=int, default=3, help="runs of each plan; the fastest counts")
     ap.add_argument("--timeout", type=float, default=30.0, help="seconds per dmlrt run")
     ap.add_argument("--keep", action="store_true", help="keep the scratch folder")
+    ap.add_argument("--graphs", action="store_true",
+                    help="runs with dmlrt.gpu.graphs on (records named train_step_b64_graphs)")
     args = ap.parse_args(argv)
     doc = {"tool": "lenet_time", "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "records": []}
 
@@ -202,8 +210,11 @@ def main(argv):
         if s.returncode != 0:
             return skip(f"make_inputs.py failed: {s.stderr[-600:]}", rc=1)
         os.makedirs(os.path.join(work, "out"), exist_ok=True)
+        graphs_key = "<dmlrt.gpu.graphs>on</dmlrt.gpu.graphs>" if args.graphs else ""
         with open(os.path.join(work, NO_EVENTS_XML), "w") as f:
-            f.write("<root><dmlrt.stats.gpu.events>false</dmlrt.stats.gpu.events></root>\n")
+            f.write(f"<root><dmlrt.stats.gpu.events>false</dmlrt.stats.gpu.events>{graphs_key}</root>\n")
+        with open(os.path.join(work, GRAPHS_XML), "w") as f:
+            f.write(f"<root>{graphs_key}</root>\n")
         shutil.copy(plan_path, os.path.join(work, "short.plan"))
         with open(os.path.join(work, "long.plan"), "w") as f:
             f.write(long_text)
