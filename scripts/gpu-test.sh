@@ -4,8 +4,12 @@
 #                                the executables and the Debian libraries they need (OpenBLAS,
 #                                Boost) into build-gpu/carry.tar.xz (~9 MB; pass that file in the
 #                                device tool's `carry`: the working tree travels only up to 64 MiB).
-#   scripts/gpu-test.sh run     (there) runs the GPU tests, the unit tests and the plan suite from
-#                                build-gpu/carry and prints a short summary last.
+#   scripts/gpu-test.sh run [STEP...]
+#                               (there) runs the GPU tests, the unit tests and the plan suites from
+#                                build-gpu/carry and prints a short summary last. All steps take
+#                                about 10 minutes, the device tool's limit per command: name some
+#                                to split them over calls (gpu_tests unit_tests plans plans_gpu
+#                                plans_graphs transfers sanitizer), e.g. `run gpu_tests sanitizer`.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-build}
@@ -39,8 +43,11 @@ mkdir -p "$out"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null
 
 summary=()
-run_step() {  # name, command...
+shift || true
+wanted=" $* "
+run_step() {  # name, command...; skipped when steps were named and this is not one
   local name=$1; shift
+  [ "$wanted" = "  " ] || [[ "$wanted" == *" $name "* ]] || return 0
   "$@" >"$out/$name.log" 2>&1
   local rc=$?
   summary+=("$name: rc=$rc  $(grep -E 'test cases|All tests passed|passed, .* failed|skipped' "$out/$name.log" | tail -1)")
