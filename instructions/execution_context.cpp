@@ -47,7 +47,8 @@ const Value* ExecutionContext::find(const std::string& name) const {
 
 Value& ExecutionContext::at(const std::string& name) {
   auto it = vars_.find(name);
-  if (t_graph_watch != nullptr) t_graph_watch->read(name, it == vars_.end() ? nullptr : &it->second);
+  if (t_graph_watch != nullptr)
+    t_graph_watch->read(name, it == vars_.end() ? nullptr : &it->second);
   DMLRT_REQUIRE(it != vars_.end(), RuntimeError, "variable '" << name << "' is not defined");
   return it->second;
 }

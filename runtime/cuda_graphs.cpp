@@ -92,7 +92,7 @@ using inst::ScalarValue;
 using inst::Value;
 
 constexpr uint32_t kNone = UINT32_MAX;
-constexpr int kMinGpuInstructions = 2;   // shorter runs are not worth a graph
+constexpr int kMinGpuInstructions = 2;  // shorter runs are not worth a graph
 constexpr int kMismatchesToBoundary = 2;
 constexpr int kCapturesBeforeBackoff = 4;
 
@@ -136,8 +136,8 @@ const Driver& driver() {
 std::vector<std::pair<size_t, size_t>> param_layout(const CUDA_KERNEL_NODE_PARAMS& k) {
   static std::mutex m;
   static std::unordered_map<const void*, std::vector<std::pair<size_t, size_t>>> known;
-  const void* key = k.func != nullptr ? static_cast<const void*>(k.func)
-                                      : static_cast<const void*>(k.kern);
+  const void* key =
+      k.func != nullptr ? static_cast<const void*>(k.func) : static_cast<const void*>(k.kern);
   std::lock_guard<std::mutex> lock(m);
   auto it = known.find(key);
   if (it != known.end()) return it->second;
@@ -795,10 +795,10 @@ class Replayer final : public gpu::HostSyncHook,
       const auto* mo = v != nullptr ? std::get_if<std::shared_ptr<MatrixObject>>(v) : nullptr;
       DMLRT_REQUIRE(mo != nullptr, RuntimeError,
                     "CUDA graph replay: result '" << o.name << "' has no matrix object");
-      (*mo)->set_device_result(
-          gpu_, mem::DeviceMatrix::adopt_dense(o.rows, o.cols, o.dtype, o.nnz,
-                                               std::move(allocs[o.alloc])),
-          o.name);
+      (*mo)->set_device_result(gpu_,
+                               mem::DeviceMatrix::adopt_dense(o.rows, o.cols, o.dtype, o.nnz,
+                                                              std::move(allocs[o.alloc])),
+                               o.name);
     }
     instr.graph_host_effects(ec, /*before=*/false);
     return true;  // temporaries return to the manager here (stream order)
