@@ -247,7 +247,9 @@ struct ListState {
   uint64_t runs = 0;
   std::vector<uint8_t> boundary;
   std::vector<uint8_t> mismatches;
-  std::map<size_t, std::vector<std::unique_ptr<Variant>>> variants;  // by first instruction
+  // By first instruction. Shared: a replay keeps its variant alive while a nested run of the same
+  // list (a recursive function) may drop it from here.
+  std::map<size_t, std::vector<std::shared_ptr<Variant>>> variants;
   int captures_without_replay = 0;
   int backoff = 0;
   uint64_t eager_until = 0;
@@ -748,6 +750,17 @@ class Replayer final : public gpu::HostSyncHook,
     for (size_t i = 0; i < v.regions.size(); ++i) base_[i] = v.regions[i].base;
   }
 
+  // An error unwinding through the walk: the bound instructions' work still runs.
+  ~Replayer() override {
+    if (flushed_ || launched_) return;
+    try {
+      launch_upto(cur_);
+    } catch (...) {
+    }
+  }
+  Replayer(const Replayer&) = delete;
+  Replayer& operator=(const Replayer&) = delete;
+
   bool flushed() const { return flushed_; }
   void at(size_t k) { cur_ = k; }  // index into v_.instrs
 
@@ -818,6 +831,7 @@ class Replayer final : public gpu::HostSyncHook,
         disabled.push_back(v_.nodes[i].node);
       }
     }
+    launched_ = true;
     launch(gpu_, v_.exec, cb_);
     for (cudaGraphNode_t x : disabled) DMLRT_CHECK(cudaGraphNodeSetEnabled(v_.exec, x, 1));
     mem::GpuStats& s = gpu_.stats();
@@ -906,6 +920,7 @@ class Replayer final : public gpu::HostSyncHook,
   std::vector<uintptr_t> base_;  // regions' buffers in this replay
   size_t cur_ = 0;
   bool flushed_ = false;
+  bool launched_ = false;
 };
 
 // ---------------------------------------------------------------- the list driver
@@ -916,13 +931,13 @@ bool key_matches(const Variant& v, ExecutionContext& ec) {
   return true;
 }
 
-Variant* pick(GraphState& gs, ListState& st, size_t i, ExecutionContext& ec) {
+std::shared_ptr<Variant> pick(GraphState& gs, ListState& st, size_t i, ExecutionContext& ec) {
   auto it = st.variants.find(i);
   if (it == st.variants.end()) return nullptr;
   for (auto& v : it->second)
     if (key_matches(*v, ec)) {
       v->last_use = ++gs.clock;
-      return v.get();
+      return v;
     }
   return nullptr;
 }
@@ -968,7 +983,24 @@ void bound_cache(mem::GpuSession& gpu, GraphState& gs) {
 // Captures from instruction i; returns the index after the last instruction it ran.
 size_t capture(mem::GpuSession& gpu, GraphState& gs, ListState& st, const InstructionList& list,
                size_t i, ExecutionContext& ec, const GraphCallbacks& cb) {
-  auto v = std::make_unique<Variant>();
+  // No kept graph matched: a scalar read from outside that changed since the newest one marks the
+  // GPU instruction that read it, as a replay's mismatch does (a batch offset becomes a
+  // boundary, so the graphs around it are captured without it).
+  if (auto it = st.variants.find(i); it != st.variants.end() && !it->second.empty()) {
+    const std::shared_ptr<Variant> last = it->second.front();  // kept while variants drop
+    for (size_t k = 0; k < last->instrs.size(); ++k)
+      for (const ReadRec& x : last->instrs[k].reads)
+        if (x.external && x.kind == 1 && !read_matches(x, ec) &&
+            ++st.mismatches[last->begin + k] >= kMismatchesToBoundary)
+          st.boundary[last->begin + k] = 1;
+    for (size_t k = last->begin; k < last->end; ++k)
+      if (st.boundary[k]) drop_containing(gs, st, k);
+  }
+  if (st.boundary[i]) {
+    cb.run(i);
+    return i + 1;
+  }
+  auto v = std::make_shared<Variant>();
   v->begin = i;
   size_t j = i;
   {
@@ -997,21 +1029,9 @@ size_t capture(mem::GpuSession& gpu, GraphState& gs, ListState& st, const Instru
     if (r.gpu)
       for (const ReadRec& x : r.reads)
         if (x.external && seen.insert(x.name).second) v->key.push_back(x);
-  // A scalar read from outside that changed since the last variant of this run: the GPU
-  // instruction that read it is a mismatch, as in a replay (a batch offset becomes a boundary).
-  if (!slot.empty()) {
-    const Variant& last = *slot.front();
-    for (size_t k = 0; k < last.instrs.size(); ++k)
-      for (const ReadRec& x : last.instrs[k].reads)
-        if (x.external && x.kind == 1 && !read_matches(x, ec) &&
-            ++st.mismatches[last.begin + k] >= kMismatchesToBoundary)
-          st.boundary[last.begin + k] = 1;
-  }
   v->last_use = ++gs.clock;
   slot.insert(slot.begin(), std::move(v));
   ++gs.count;
-  for (size_t k = i; k < j; ++k)
-    if (st.boundary[k]) drop_containing(gs, st, k);
   bound_cache(gpu, gs);
   return j;
 }
@@ -1090,7 +1110,7 @@ void run_with_graphs(mem::GpuSession& gpu, const InstructionList& list, Executio
       cb.run(i++);
       continue;
     }
-    if (Variant* v = pick(gs, st, i, ec)) {
+    if (const std::shared_ptr<Variant> v = pick(gs, st, i, ec)) {
       i = replay(gpu, gs, st, *v, list, ec, cb);
       replayed = true;
       continue;
