@@ -2,8 +2,9 @@
 // tests/gpu/data/graphs run with -gpu on, once with graphs off and once on, and must print the
 // same digits; -stats shows what the graphs did: captures and replays of a loop body, replays that
 // updated pointers (a loop-carried matrix alternates buffers), a second graph for a new shape,
-// eviction of graphs from a cache of one, fallbacks at host reads, and replays under a GPU budget
-// small enough that their allocations evict matrices the graph reads.
+// eviction of graphs from a cache of one, fallbacks at host reads, replays under a GPU budget
+// small enough that their allocations evict matrices the graph reads, and function calls (one
+// recursive) inside a graphed body.
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <sstream>
@@ -145,6 +146,15 @@ TEST_CASE("gpu graphs: replays under a small budget evict matrices the graph rea
   const Run on = same_with_graphs("evict.plan", s);
   INFO(on.stats);
   CHECK(on.gpu.evict_n > 0);
+}
+
+TEST_CASE("gpu graphs: function calls, one recursive, inside a graphed body", "[gpu][graphs]") {
+  // A call's body is a nested list: it ends the caller's capture or replay (counted as a
+  // fallback) and runs with graphs of its own; the recursive call runs its list inside itself.
+  const Run on = same_with_graphs("calls.plan", Setup{});
+  INFO(on.stats);
+  CHECK(on.gpu.graph_captures >= 1);
+  CHECK(on.gpu.graph_replays >= 1);
 }
 
 TEST_CASE("gpu graphs: a convolution training step replays", "[gpu][graphs]") {
