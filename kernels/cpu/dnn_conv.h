@@ -1,6 +1,7 @@
-// CPU reference for 2-D convolution (SystemDS's conv2d, conv2d_bias_add, conv2d_backward_filter,
-// conv2d_backward_data): direct loops over densified inputs, written to be evidently correct
-// rather than fast. Images are N x (C*H*W) row-major NCHW, filters K x (C*R*S) (DESIGN.md §2).
+// 2-D convolution on the CPU (SystemDS's conv2d, conv2d_bias_add, conv2d_backward_filter,
+// conv2d_backward_data) over densified inputs: im2col and OpenBLAS products, image by image, on
+// all cores (Note [CPU convolutions] in dnn_conv.cpp). Images are N x (C*H*W) row-major NCHW,
+// filters K x (C*R*S) (DESIGN.md §2).
 #pragma once
 
 #include <cstdint>

@@ -9,6 +9,8 @@
 #include "common/compare.h"
 #include "common/fake_services.h"
 #include "gpu_context/error.h"
+#include "kernels/cpu/dnn_conv.h"
+#include "kernels/cpu/parallel.h"
 
 using dmlrt::kernels::MatrixBlock;
 using dmlrt::test::block_of;
@@ -235,4 +237,91 @@ TEST_CASE("conv2d with a 1x1 unit filter on sparse and ultra-sparse batches", "[
   for (int64_t r = 0; r < x.rows(); ++r)
     for (int64_t c = 0; c < x.cols(); ++c) sum += x.get(r, c);
   DMLRT_REQUIRE_CLOSE(t.matrix("out"), 1, 1, {sum});
+}
+
+namespace {
+
+namespace kc = dmlrt::kernels::cpu;
+
+// The direct loop the CPU convolutions were before im2col (Note [CPU convolutions]): every
+// (n, k, p, q, c, r, s) tap inside the image, in that order. f(x_index, w_index, y_index).
+template <typename F>
+void for_each_tap(const kc::ConvShape& sh, F&& f) {
+  const int64_t chw = sh.c * sh.h * sh.w, crs = sh.c * sh.r * sh.s, kpq = sh.k * sh.p * sh.q;
+  for (int64_t n = 0; n < sh.n; ++n)
+    for (int64_t k = 0; k < sh.k; ++k)
+      for (int64_t p = 0; p < sh.p; ++p)
+        for (int64_t q = 0; q < sh.q; ++q)
+          for (int64_t c = 0; c < sh.c; ++c)
+            for (int64_t r = 0; r < sh.r; ++r) {
+              const int64_t hh = p * sh.stride_h - sh.pad_h + r;
+              if (hh < 0 || hh >= sh.h) continue;
+              for (int64_t s = 0; s < sh.s; ++s) {
+                const int64_t ww = q * sh.stride_w - sh.pad_w + s;
+                if (ww < 0 || ww >= sh.w) continue;
+                f(n * chw + (c * sh.h + hh) * sh.w + ww, k * crs + (c * sh.r + r) * sh.s + s,
+                  n * kpq + (k * sh.p + p) * sh.q + q);
+              }
+            }
+}
+
+}  // namespace
+
+TEST_CASE("conv2d on the CPU matches the direct loop, for any thread count", "[dnn][dnn_conv]") {
+  // stride_h, stride_w, pad_h, pad_w, N, C, H, W, K, R, S
+  const std::vector<std::vector<int64_t>> shapes = {
+      {1, 1, 0, 0, 1, 1, 1, 1, 1, 1, 1},     // 1x1 everything
+      {1, 1, 2, 2, 64, 1, 28, 28, 8, 5, 5},  // LeNet's first layer (fewer filters)
+      {2, 1, 1, 2, 5, 3, 7, 6, 4, 3, 2},     // odd sizes, unequal strides and padding
+      {3, 3, 0, 0, 3, 2, 10, 9, 5, 3, 3},    // stride past the last column
+      {1, 1, 0, 0, 130, 2, 4, 4, 3, 2, 2},   // more images than the filter gradient's blocks
+      {1, 1, 1, 1, 2, 4, 5, 5, 6, 5, 5},     // the filter covers the padded image
+  };
+  const int saved = kc::num_threads();
+  for (const auto& v : shapes) {
+    kc::ConvShape sh;
+    sh.stride_h = v[0], sh.stride_w = v[1], sh.pad_h = v[2], sh.pad_w = v[3];
+    sh.n = v[4], sh.c = v[5], sh.h = v[6], sh.w = v[7], sh.k = v[8], sh.r = v[9], sh.s = v[10];
+    sh.derive_output_size();
+    INFO("N=" << sh.n << " C=" << sh.c << " H=" << sh.h << " W=" << sh.w << " K=" << sh.k
+              << " R=" << sh.r << " S=" << sh.s << " P=" << sh.p << " Q=" << sh.q);
+    const uint64_t seed = dmlrt::test::seed_from("cpu conv") + static_cast<uint64_t>(sh.n * sh.h);
+    const bool sparse_x = sh.n == 5;  // one case with a CSR batch
+    const MatrixBlock x =
+        dmlrt::test::random_block(sh.n, sh.c * sh.h * sh.w, sparse_x ? 0.3 : 1.0, seed, -1, 1,
+                                  sparse_x);
+    const MatrixBlock w = dmlrt::test::random_block(sh.k, sh.c * sh.r * sh.s, 1.0, seed + 1);
+    const MatrixBlock dout = dmlrt::test::random_block(sh.n, sh.k * sh.p * sh.q, 1.0, seed + 2);
+    const MatrixBlock xd = x.to_dense(), wd = w.to_dense(), dd = dout.to_dense();
+    MatrixBlock y_ref = MatrixBlock::dense(sh.n, sh.k * sh.p * sh.q);
+    MatrixBlock dw_ref = MatrixBlock::dense(sh.k, sh.c * sh.r * sh.s);
+    MatrixBlock dx_ref = MatrixBlock::dense(sh.n, sh.c * sh.h * sh.w);
+    for_each_tap(sh, [&](int64_t xi, int64_t wi, int64_t yi) {
+      y_ref.dense_data()[yi] += xd.dense_data()[xi] * wd.dense_data()[wi];
+      dw_ref.dense_data()[wi] += xd.dense_data()[xi] * dd.dense_data()[yi];
+      dx_ref.dense_data()[xi] += wd.dense_data()[wi] * dd.dense_data()[yi];
+    });
+    std::vector<MatrixBlock> first;
+    for (int threads : {1, 2, 3}) {
+      INFO(threads << " threads");
+      kc::set_num_threads(threads);
+      std::vector<MatrixBlock> got;
+      got.push_back(kc::conv2d(x, w, sh));
+      got.push_back(kc::conv2d_backward_filter(x, dout, sh));
+      got.push_back(kc::conv2d_backward_data(w, dout, sh));
+      DMLRT_REQUIRE_CLOSE(got[0], y_ref, 1e-12, 1e-12);
+      DMLRT_REQUIRE_CLOSE(got[1], dw_ref, 1e-12, 1e-12);
+      DMLRT_REQUIRE_CLOSE(got[2], dx_ref, 1e-12, 1e-12);
+      if (first.empty()) {
+        first = std::move(got);
+        continue;
+      }
+      for (size_t i = 0; i < got.size(); ++i) {
+        const auto bits = dmlrt::test::compare_bits(got[i], first[i]);
+        INFO(bits.report);
+        CHECK(bits.ok);  // the same bits as with one thread
+      }
+    }
+  }
+  kc::set_num_threads(saved);
 }
