@@ -806,8 +806,10 @@ class Replayer final : public gpu::HostSyncHook,
     for (const OutputRec& o : r.outputs) {
       const Value* v = ec.find(o.name);
       const auto* mo = v != nullptr ? std::get_if<std::shared_ptr<MatrixObject>>(v) : nullptr;
-      DMLRT_REQUIRE(mo != nullptr, RuntimeError,
-                    "CUDA graph replay: result '" << o.name << "' has no matrix object");
+      if (mo == nullptr) {  // the eager run that follows binds every result again
+        *why = "result '" + o.name + "' has no matrix object";
+        return false;
+      }
       (*mo)->set_device_result(gpu_,
                                mem::DeviceMatrix::adopt_dense(o.rows, o.cols, o.dtype, o.nnz,
                                                               std::move(allocs[o.alloc])),
