@@ -1,11 +1,14 @@
-// Direct-loop CPU references for the DNN pooling and per-channel ops (see dnn_pool.h). Plain
-// loops over dense copies: these are the references the GPU backend is checked against.
+// CPU DNN pooling and per-channel ops (see dnn_pool.h): direct loops over dense copies, the
+// pooling ops in parallel over images (each image writes its own output row, in the same order
+// as one thread would, so results do not depend on the thread count).
 #include "kernels/cpu/dnn_pool.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
+
+#include "kernels/cpu/parallel.h"
 
 namespace dmlrt::kernels::cpu {
 namespace {
@@ -31,13 +34,22 @@ void for_each_window(const PoolShape& sh, F&& f_window) {
       for (int64_t px = 0; px < q; ++px) f_window(ch, py, px, ch * p * q + py * q + px);
 }
 
+// Runs f(i) for every image i of n, in parallel over images (`cells` per image set the grain).
+template <typename F>
+void for_each_image(int64_t n, int64_t cells, F&& f) {
+  parallel_for(0, n, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(cells, 1)),
+               [&](int64_t lo, int64_t hi) {
+                 for (int64_t i = lo; i < hi; ++i) f(i);
+               });
+}
+
 }  // namespace
 
 MatrixBlock max_pool(const MatrixBlock& x, const PoolShape& sh, bool relu) {
   const std::vector<double> in = dense_copy(x);  // (n, c*h*w) row-major
   const int64_t p = sh.p(), q = sh.q(), chw = sh.c * sh.h * sh.w, cpq = sh.c * p * q;
   std::vector<double> out(static_cast<size_t>(sh.n * cpq));  // (n, c*p*q) row-major
-  for (int64_t i = 0; i < sh.n; ++i) {
+  for_each_image(sh.n, cpq * sh.r * sh.s, [&](int64_t i) {
     const double* img = in.data() + i * chw;
     for_each_window(sh, [&](int64_t ch, int64_t py, int64_t px, int64_t o) {
       // relu_maxpooling starts from 0 (= max over max(x, 0)); SystemDS's max uses Math.max,
@@ -55,7 +67,7 @@ MatrixBlock max_pool(const MatrixBlock& x, const PoolShape& sh, bool relu) {
       }
       out[static_cast<size_t>(i * cpq + o)] = m;
     });
-  }
+  });
   return finish(sh.n, cpq, std::move(out));
 }
 
@@ -65,7 +77,7 @@ MatrixBlock max_pool_backward(const MatrixBlock& x, const MatrixBlock& dout, con
   const std::vector<double> d = dense_copy(dout);  // (n, c*p*q) row-major
   const int64_t p = sh.p(), q = sh.q(), chw = sh.c * sh.h * sh.w, cpq = sh.c * p * q;
   std::vector<double> out(static_cast<size_t>(sh.n * chw), 0.0);  // (n, c*h*w) row-major
-  for (int64_t i = 0; i < sh.n; ++i) {
+  for_each_image(sh.n, cpq * sh.r * sh.s, [&](int64_t i) {
     const double* img = in.data() + i * chw;
     for_each_window(sh, [&](int64_t ch, int64_t py, int64_t px, int64_t o) {
       double m = -std::numeric_limits<double>::infinity();
@@ -92,7 +104,7 @@ MatrixBlock max_pool_backward(const MatrixBlock& x, const MatrixBlock& dout, con
       if (arg >= 0 && (!relu || img[arg] > 0.0))
         out[static_cast<size_t>(i * chw + arg)] += d[static_cast<size_t>(i * cpq + o)];
     });
-  }
+  });
   return finish(sh.n, chw, std::move(out));
 }
 
@@ -101,7 +113,7 @@ MatrixBlock avg_pool(const MatrixBlock& x, const PoolShape& sh) {
   const int64_t p = sh.p(), q = sh.q(), chw = sh.c * sh.h * sh.w, cpq = sh.c * p * q;
   const double area = static_cast<double>(sh.r * sh.s);
   std::vector<double> out(static_cast<size_t>(sh.n * cpq));
-  for (int64_t i = 0; i < sh.n; ++i) {
+  for_each_image(sh.n, cpq * sh.r * sh.s, [&](int64_t i) {
     const double* img = in.data() + i * chw;
     for_each_window(sh, [&](int64_t ch, int64_t py, int64_t px, int64_t o) {
       double sum = 0.0;
@@ -117,7 +129,7 @@ MatrixBlock avg_pool(const MatrixBlock& x, const PoolShape& sh) {
       // SystemDS divides by the full pool size, padding included.
       out[static_cast<size_t>(i * cpq + o)] = sum / area;
     });
-  }
+  });
   return finish(sh.n, cpq, std::move(out));
 }
 
@@ -126,7 +138,7 @@ MatrixBlock avg_pool_backward(const MatrixBlock& dout, const PoolShape& sh) {
   const int64_t p = sh.p(), q = sh.q(), chw = sh.c * sh.h * sh.w, cpq = sh.c * p * q;
   const double area = static_cast<double>(sh.r * sh.s);
   std::vector<double> out(static_cast<size_t>(sh.n * chw), 0.0);
-  for (int64_t i = 0; i < sh.n; ++i) {
+  for_each_image(sh.n, cpq * sh.r * sh.s, [&](int64_t i) {
     for_each_window(sh, [&](int64_t ch, int64_t py, int64_t px, int64_t o) {
       const double g = d[static_cast<size_t>(i * cpq + o)] / area;
       for (int64_t a = 0; a < sh.r; ++a) {
@@ -139,7 +151,7 @@ MatrixBlock avg_pool_backward(const MatrixBlock& dout, const PoolShape& sh) {
         }
       }
     });
-  }
+  });
   return finish(sh.n, chw, std::move(out));
 }
 

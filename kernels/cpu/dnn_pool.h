@@ -1,7 +1,8 @@
-// CPU references for the DNN pooling and per-channel ops (SystemDS LibMatrixDNN*): max/avg pooling
-// and their backward passes, relu_backward, bias_add / bias_multiply, channel_sums and the
-// Nesterov position update. Images are N x (C*H*W) row-major NCHW (DESIGN.md §2); inputs of any
-// format are read through dense copies, results come back in the format SystemDS would pick.
+// CPU DNN pooling and per-channel ops (SystemDS LibMatrixDNN*): max/avg pooling (in parallel
+// over images) and their backward passes, relu_backward, bias_add / bias_multiply, channel_sums
+// and the Nesterov position update. Images are N x (C*H*W) row-major NCHW (DESIGN.md §2); inputs
+// of any format are read through dense copies, results come back in the format SystemDS would
+// pick.
 #pragma once
 
 #include <cstdint>

@@ -9,6 +9,8 @@
 #include "common/compare.h"
 #include "common/fake_services.h"
 #include "gpu_context/error.h"
+#include "kernels/cpu/dnn_pool.h"
+#include "kernels/cpu/parallel.h"
 
 using dmlrt::kernels::MatrixBlock;
 using dmlrt::test::dense_of;
@@ -259,4 +261,37 @@ TEST_CASE("DNN pool ops on empty batches and random sparse inputs", "[dnn_pool]"
     t.run("GPU°channel_sums°X" + kM + "°" + lit(3) + "°" + lit(20) + "°O" + kM);
     DMLRT_REQUIRE_CLOSE(t.matrix("O"), 3, 1, sums_ref);
   }
+}
+
+TEST_CASE("pooling on the CPU gives the same bits for any thread count", "[dnn][dnn_pool]") {
+  namespace kc = dmlrt::kernels::cpu;
+  kc::PoolShape sh;
+  sh.n = 300, sh.c = 3, sh.h = 17, sh.w = 16, sh.r = 3, sh.s = 2;
+  sh.stride_h = 2, sh.stride_w = 2, sh.pad_h = 1, sh.pad_w = 0;  // overlapping rows, padding
+  const uint64_t seed = dmlrt::test::seed_from("cpu pooling threads");
+  const MatrixBlock x = dmlrt::test::random_block(sh.n, sh.c * sh.h * sh.w, 1.0, seed);
+  const MatrixBlock dout = dmlrt::test::random_block(sh.n, sh.c * sh.p() * sh.q(), 1.0, seed + 1);
+  const int saved = kc::num_threads();
+  std::vector<MatrixBlock> first;
+  for (int threads : {1, 3}) {
+    INFO(threads << " threads");
+    kc::set_num_threads(threads);
+    std::vector<MatrixBlock> got;
+    got.push_back(kc::max_pool(x, sh, false));
+    got.push_back(kc::max_pool(x, sh, true));
+    got.push_back(kc::max_pool_backward(x, dout, sh, false));
+    got.push_back(kc::max_pool_backward(x, dout, sh, true));
+    got.push_back(kc::avg_pool(x, sh));
+    got.push_back(kc::avg_pool_backward(dout, sh));
+    if (first.empty()) {
+      first = std::move(got);
+      continue;
+    }
+    for (size_t i = 0; i < got.size(); ++i) {
+      const auto bits = dmlrt::test::compare_bits(got[i], first[i]);
+      INFO("op " << i << ": " << bits.report);
+      CHECK(bits.ok);
+    }
+  }
+  kc::set_num_threads(saved);
 }
