@@ -190,11 +190,18 @@ struct ReadRec {  // a symbol-table name an instruction looked up
   bool external = false;  // not bound earlier in the run
 };
 
-struct InputRec {  // a device copy an instruction read
+struct MatrixRec {  // a variable's device matrix as an instruction read or bound it
   std::string name;
   int64_t rows = 0, cols = 0, nnz = -1;
   bool sparse = false;
   mem::DType dtype = mem::DType::kFloat64;
+
+  static MatrixRec of(const std::string& name, const mem::DeviceMatrix& m) {
+    return MatrixRec{name, m.rows(), m.cols(), m.nnz(), m.is_sparse(), m.dtype()};
+  }
+};
+
+struct InputRec : MatrixRec {                  // a device copy an instruction read
   uint32_t region[3] = {kNone, kNone, kNone};  // values, row offsets, column indices
 };
 
@@ -207,11 +214,8 @@ struct AllocRec {
   uint32_t region = kNone;
 };
 
-struct OutputRec {
-  std::string name;
-  uint32_t alloc = 0;
-  int64_t rows = 0, cols = 0, nnz = -1;
-  mem::DType dtype = mem::DType::kFloat64;
+struct OutputRec : MatrixRec {  // a dense result an instruction bound
+  uint32_t alloc = kNone;       // its allocation among the instruction's
 };
 
 struct InstrRec {
@@ -424,8 +428,9 @@ class Recorder final : public gpu::HostSyncHook,
     bound_here_.clear();
   }
 
-  // After instruction `i` ran under capture: its nodes, and whether it can be replayed.
-  void finish_instruction(size_t i) {
+  // After the instruction started by start() ran under capture: its nodes, and whether it can be
+  // replayed.
+  void finish_instruction() {
     InstrRec& r = v_.instrs.back();
     const std::vector<cudaGraphNode_t> added = new_nodes();
     std::string why;
@@ -441,7 +446,6 @@ class Recorder final : public gpu::HostSyncHook,
       return;
     }
     if (r.gpu) ++v_.gpu_count;
-    (void)i;
   }
 
   // End of the run at instruction `end` (exclusive): the graph runs once now, and is kept.
@@ -510,12 +514,7 @@ class Recorder final : public gpu::HostSyncHook,
   void input(const std::string& name, const mem::DeviceMatrix& m) override {
     if (!capturing_ || v_.instrs.empty()) return;
     InputRec in;
-    in.name = name;
-    in.rows = m.rows();
-    in.cols = m.cols();
-    in.nnz = m.nnz();
-    in.sparse = m.is_sparse();
-    in.dtype = m.dtype();
+    static_cast<MatrixRec&>(in) = MatrixRec::of(name, m);
     const void* ptr[3];
     size_t bytes[3];
     parts_of(m, ptr, bytes);
@@ -530,12 +529,7 @@ class Recorder final : public gpu::HostSyncHook,
     if (!capturing_ || v_.instrs.empty()) return;
     InstrRec& r = v_.instrs.back();
     OutputRec o;
-    o.name = name;
-    o.rows = m.rows();
-    o.cols = m.cols();
-    o.nnz = m.nnz();
-    o.dtype = m.dtype();
-    o.alloc = kNone;
+    static_cast<MatrixRec&>(o) = MatrixRec::of(name, m);
     if (!m.is_sparse() && m.values() != nullptr) {
       for (size_t a = 0; a < r.allocs.size(); ++a)
         if (r.allocs[a].captured == reinterpret_cast<uintptr_t>(m.values()) &&
@@ -1013,7 +1007,7 @@ size_t capture(mem::GpuSession& gpu, GraphState& gs, ListState& st, const Instru
       if (j > i && st.boundary[j]) break;
       rec.start(j);
       cb.run(j);
-      if (rec.capturing()) rec.finish_instruction(j);
+      if (rec.capturing()) rec.finish_instruction();
     }
     if (rec.capturing()) rec.end(j);
     if (!rec.kept()) {
