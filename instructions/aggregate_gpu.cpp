@@ -1,7 +1,8 @@
 // Unary aggregates: the GPU run (aggregate_instructions.h). Sparse inputs are densified into a
 // temporary (the kernels are dense; implicit zeros then take part as the CPU's add_zeros does). Row
 // and column aggregates stay on the device; a full aggregate with a scalar output is read back (the
-// one synchronisation), one with a 1x1 matrix output stays on the device.
+// one synchronisation; deferred under the graph runner: Note [Deferred scalars] in
+// scalar_value.cpp), one with a 1x1 matrix output stays on the device.
 #include <algorithm>
 
 #include "instructions/aggregate_instructions.h"
@@ -61,7 +62,7 @@ void AggregateInstruction::run_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
     }
   });
   if ((dir_ == Direction::kAll || dir_ == Direction::kDiag) && out_.is_scalar()) {
-    ec.set_scalar(out_, ScalarValue::fp64(gpu.read_element(out, 0, 0)));
+    ec.set_scalar(out_, gpu_scalar_result(gpu, out, out_.name));
     return;
   }
   set_gpu_output(ec, gpu, out_.name, std::move(out));

@@ -1,11 +1,11 @@
 // Cell-wise binary instructions: parsing, shape rule and CPU run (binary_instructions.h).
+#include "instructions/binary_instructions.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <optional>
 #include <string>
-
-#include "instructions/binary_instructions.h"
 
 #include "gpu_context/error.h"
 #include "instructions/gpu_placement.h"
@@ -97,6 +97,18 @@ ScalarValue scalar_binary(const std::string& opcode, BinaryOp op, const ScalarVa
   return ScalarValue::fp64(r);
 }
 
+// The type of scalar_binary's result when it cannot fail and its type follows from the operands'
+// types alone, so that it may be computed later (Note [Deferred scalars] in scalar_value.cpp);
+// nullopt otherwise.
+std::optional<ValueType> deferrable_type(BinaryOp op, const ScalarValue& x, const ScalarValue& y,
+                                         ValueType out_vt) {
+  if (is_comparison(op)) return ValueType::kBoolean;
+  if (x.is_string() || y.is_string())
+    return op == BinaryOp::kPlus ? std::optional<ValueType>(ValueType::kString) : std::nullopt;
+  if (is_fp(x) || is_fp(y) || is_floating(out_vt)) return ValueType::kFP64;
+  return std::nullopt;
+}
+
 // A literal operand's value, parsed once here instead of at every execution (a bad literal is
 // left to the execution, which raises the usual error).
 std::optional<ScalarValue> parse_literal(const Operand& op) {
@@ -118,8 +130,8 @@ BinaryInstruction::BinaryInstruction(InstructionText t) : Instruction(std::move(
   out_ = operand(2);
   for (const Operand* o : {&in1_, &in2_, &out_})
     DMLRT_REQUIRE(o->is_matrix() || o->is_scalar(), NotSupported,
-                  where() << ": " << opcode() << " of a " << name_of(o->data_type)
-                          << " operand ('" << o->name << "') is not supported");
+                  where() << ": " << opcode() << " of a " << name_of(o->data_type) << " operand ('"
+                          << o->name << "') is not supported");
   const bool any_matrix = in1_.is_matrix() || in2_.is_matrix();
   DMLRT_REQUIRE(any_matrix == out_.is_matrix(), ParseError,
                 where() << ": " << opcode() << " output '" << out_.name << "' must be a "
@@ -152,8 +164,17 @@ void BinaryInstruction::run_cpu(ExecutionContext& ec) {
     const double sv = scalar_as_double(ec, scalar_left);
     ec.set_matrix(out_.name, kernels::cpu::binary_matrix_scalar(op_, *m, sv, scalar_left));
   } else {
-    ec.set_scalar(out_.name, scalar_binary(opcode(), op_, scalar_of(ec, in1_, lit1_),
-                                           scalar_of(ec, in2_, lit2_), out_.value_type));
+    ScalarValue a = scalar_of(ec, in1_, lit1_), b = scalar_of(ec, in2_, lit2_);
+    if (a.is_deferred() || b.is_deferred()) {
+      if (const auto vt = deferrable_type(op_, a, b, out_.value_type)) {
+        ec.set_scalar(out_.name, ScalarValue::deferred(*vt, [opc = opcode(), op = op_, a, b,
+                                                             out_vt = out_.value_type] {
+                        return scalar_binary(opc, op, a, b, out_vt);
+                      }));
+        return;
+      }
+    }
+    ec.set_scalar(out_.name, scalar_binary(opcode(), op_, a, b, out_.value_type));
   }
 }
 

@@ -3,8 +3,8 @@
 #pragma once
 
 #include <cstdint>
-#include <iosfwd>
 #include <functional>
+#include <iosfwd>
 #include <map>
 #include <memory>
 #include <optional>
@@ -19,7 +19,8 @@
 
 namespace dmlrt::mem {
 class GpuSession;
-}
+struct HostSlot;
+}  // namespace dmlrt::mem
 
 namespace dmlrt::inst {
 

@@ -38,9 +38,9 @@ namespace dmlrt::inst {
 enum class Placement { kCpu, kGpu };
 
 // The placement rule, free of devices (unit-tested): a GPU line runs on the GPU when a device is
-// usable and the op has a GPU implementation; a CP line runs on the CPU unless mode is kOn (GPU when
-// the op has an implementation and operand_bytes is known and within budget_bytes) or kForce (GPU
-// whenever the op has one). Without a usable device everything runs on the CPU.
+// usable and the op has a GPU implementation; a CP line runs on the CPU unless mode is kOn (GPU
+// when the op has an implementation and operand_bytes is known and within budget_bytes) or kForce
+// (GPU whenever the op has one). Without a usable device everything runs on the CPU.
 Placement choose_placement(ExecType exec_type, GpuMode mode, bool device_usable, bool has_gpu_impl,
                            int64_t operand_bytes, int64_t budget_bytes);
 
@@ -88,5 +88,13 @@ DeviceRead gpu_read(ExecutionContext& ec, mem::GpuSession& gpu, const Operand& o
 // Binds a device result to variable `name` (the object createvar made, or a new one).
 void set_gpu_output(ExecutionContext& ec, mem::GpuSession& gpu, const std::string& name,
                     mem::DeviceMatrix m);
+// Element (0, 0) of dense device matrix `m` as the FP64 value of scalar result `name`: read now,
+// or, inside a DeferScope of this session, deferred (Note [Deferred scalars] in
+// scalar_value.cpp; the CUDA graph runner learns of it through mem::t_graph_hook).
+ScalarValue gpu_scalar_result(mem::GpuSession& gpu, const mem::DeviceMatrix& m,
+                              const std::string& name);
+// The deferred FP64 scalar that `slot` holds once `gpu`'s stream has passed its copy, registered
+// with the open DeferScope of `gpu` (there must be one).
+ScalarValue deferred_slot_scalar(mem::GpuSession& gpu, std::shared_ptr<mem::HostSlot> slot);
 
 }  // namespace dmlrt::inst

@@ -3,6 +3,7 @@
 #include "gpu_context/error.h"
 #include "instructions/gpu_placement.h"
 #include "memory/gpu_session.h"
+#include "memory/graph_hook.h"
 
 namespace dmlrt::inst {
 
@@ -23,11 +24,11 @@ DeviceRead& DeviceRead::operator=(DeviceRead&& o) noexcept {
   return *this;
 }
 
-
 const mem::DeviceMatrix& DeviceRead::dense(mem::GpuSession& gpu) {
   if (!m_->is_sparse()) return *m_;
   if (!temp_ || temp_->is_sparse())
-    temp_ = std::make_unique<mem::DeviceMatrix>(gpu.to_dense(*m_, "dense view of " + m_->describe()));
+    temp_ =
+        std::make_unique<mem::DeviceMatrix>(gpu.to_dense(*m_, "dense view of " + m_->describe()));
   return *temp_;
 }
 
@@ -60,5 +61,22 @@ void set_gpu_output(ExecutionContext& ec, mem::GpuSession& gpu, const std::strin
   ec.set(name, std::move(mo));
 }
 
+ScalarValue gpu_scalar_result(mem::GpuSession& gpu, const mem::DeviceMatrix& m,
+                              const std::string& name) {
+  if (DeferScope::active(&gpu) == nullptr) return ScalarValue::fp64(gpu.read_element(m, 0, 0));
+  std::shared_ptr<mem::HostSlot> slot = gpu.copy_element_async(m);
+  if (mem::t_graph_hook != nullptr) mem::t_graph_hook->deferred_scalar(name, slot);
+  return deferred_slot_scalar(gpu, std::move(slot));
+}
+
+ScalarValue deferred_slot_scalar(mem::GpuSession& gpu, std::shared_ptr<mem::HostSlot> slot) {
+  DeferScope* scope = DeferScope::active(&gpu);
+  DMLRT_REQUIRE(scope != nullptr, RuntimeError, "a deferred scalar outside a DeferScope");
+  mem::GpuSession* g = &gpu;  // outlives the scalar's computation: the scope computes it
+  ScalarValue v = ScalarValue::deferred(
+      ValueType::kFP64, [g, slot] { return ScalarValue::fp64(g->read_slot(*slot)); });
+  scope->add(v);
+  return v;
+}
 
 }  // namespace dmlrt::inst

@@ -97,29 +97,24 @@ int64_t NaryInstruction::device_bytes(ExecutionContext& ec) const {
   return total + dense_device_bytes(gpu, rows, cols);
 }
 
-void NaryInstruction::run_scalar(ExecutionContext& ec) {
-  std::vector<ScalarValue> vals;
-  bool any_string = out_.value_type == ValueType::kString;
-  bool all_integral = true;
-  for (const Operand& op : in_) {
-    vals.push_back(ec.scalar(op));
-    any_string = any_string || vals.back().is_string();
-    const ValueType vt = vals.back().type();
-    all_integral = all_integral && (vt == ValueType::kINT64 || vt == ValueType::kBoolean);
-  }
+namespace {
+
+// n+, n*, nmin, nmax over scalars: strings concatenate (n+ only), INT64 and BOOLEAN operands give
+// an INT64 for an INT64 output, everything else a double.
+ScalarValue nary_scalar(const std::string& opcode, NaryOp op, const std::vector<ScalarValue>& vals,
+                        bool any_string, bool all_integral, ValueType out_vt) {
   if (any_string) {
-    DMLRT_REQUIRE(op_ == NaryOp::kPlus, RuntimeError,
-                  opcode() << ": string operands are only supported by n+");
+    DMLRT_REQUIRE(op == NaryOp::kPlus, RuntimeError,
+                  opcode << ": string operands are only supported by n+");
     std::string s;
     for (const auto& v : vals) s += v.to_string();
-    ec.set_scalar(out_, ScalarValue::string(std::move(s)));
-    return;
+    return ScalarValue::string(std::move(s));
   }
-  if (all_integral && out_.value_type == ValueType::kINT64) {
+  if (all_integral && out_vt == ValueType::kINT64) {
     int64_t acc = vals[0].to_int();
     for (size_t i = 1; i < vals.size(); ++i) {
       const int64_t x = vals[i].to_int();
-      switch (op_) {
+      switch (op) {
         case NaryOp::kPlus:
           acc += x;
           break;
@@ -134,12 +129,40 @@ void NaryInstruction::run_scalar(ExecutionContext& ec) {
           break;
       }
     }
-    ec.set_scalar(out_, ScalarValue::int64(acc));
+    return ScalarValue::int64(acc);
+  }
+  double acc = kernels::cpu::nary_init(op);
+  for (const auto& v : vals) acc = kernels::cpu::nary_apply(op, acc, v.to_double());
+  return ScalarValue::fp64(acc);
+}
+
+}  // namespace
+
+void NaryInstruction::run_scalar(ExecutionContext& ec) {
+  std::vector<ScalarValue> vals;
+  bool any_string = out_.value_type == ValueType::kString;
+  bool all_integral = true, any_deferred = false;
+  for (const Operand& op : in_) {
+    vals.push_back(ec.scalar(op));
+    any_string = any_string || vals.back().is_string();
+    const ValueType vt = vals.back().type();
+    all_integral = all_integral && (vt == ValueType::kINT64 || vt == ValueType::kBoolean);
+    any_deferred = any_deferred || vals.back().is_deferred();
+  }
+  // A deferred operand (Note [Deferred scalars] in scalar_value.cpp): computed on first use,
+  // unless it could fail (strings under another operation than n+).
+  if (any_deferred && (!any_string || op_ == NaryOp::kPlus)) {
+    const ValueType vt = any_string                                             ? ValueType::kString
+                         : all_integral && out_.value_type == ValueType::kINT64 ? ValueType::kINT64
+                                                                                : ValueType::kFP64;
+    ec.set_scalar(out_,
+                  ScalarValue::deferred(vt, [opc = opcode(), op = op_, vals = std::move(vals),
+                                             any_string, all_integral, out_vt = out_.value_type] {
+                    return nary_scalar(opc, op, vals, any_string, all_integral, out_vt);
+                  }));
     return;
   }
-  double acc = kernels::cpu::nary_init(op_);
-  for (const auto& v : vals) acc = kernels::cpu::nary_apply(op_, acc, v.to_double());
-  ec.set_scalar(out_, ScalarValue::fp64(acc));
+  ec.set_scalar(out_, nary_scalar(opcode(), op_, vals, any_string, all_integral, out_.value_type));
 }
 
 }  // namespace dmlrt::inst

@@ -1,8 +1,8 @@
 // Variable instructions: parsing, the casts' shape rule and CPU runs (variable_instructions.h).
+#include "instructions/variable_instructions.h"
+
 #include <cctype>
 #include <cstdlib>
-
-#include "instructions/variable_instructions.h"
 
 #include "gpu_context/error.h"
 #include "instructions/gpu_placement.h"
@@ -232,13 +232,27 @@ int64_t CastInstruction::device_bytes(ExecutionContext& ec) const {
   return dense_device_bytes(ec.options().gpu.get(), 1, 1);
 }
 
+bool CastInstruction::graph_safe(ExecutionContext& ec) const {
+  if (!has_gpu_impl()) return false;
+  const std::shared_ptr<MatrixObject>& mo = ec.matrix_object_ref(in_.name);
+  // A 1x1 read on the host runs no device work: nothing a replay could stand for.
+  return !mo->host_valid() && mo->has_device_copy() && graph_safe_dense(ec);
+}
+
 void CastInstruction::set_result(ExecutionContext& ec, ScalarValue v) const {
-  if (to_ == To::kDouble)
+  if (v.is_deferred() && to_ != To::kScalar && to_ != To::kDouble) {
+    // A deferred cell (Note [Deferred scalars]): converted when used (cannot fail).
+    const To to = to_;
+    v = ScalarValue::deferred(to == To::kInt ? ValueType::kINT64 : ValueType::kBoolean, [v, to] {
+      return to == To::kInt ? ScalarValue::int64(v.to_int()) : ScalarValue::boolean(v.to_bool());
+    });
+  } else if (to_ == To::kDouble && !v.is_deferred()) {
     v = ScalarValue::fp64(v.to_double());
-  else if (to_ == To::kInt)
+  } else if (to_ == To::kInt) {
     v = ScalarValue::int64(v.to_int());
-  else if (to_ == To::kBool)
+  } else if (to_ == To::kBool) {
     v = ScalarValue::boolean(v.to_bool());
+  }
   ec.set_scalar(out_, v);
 }
 

@@ -127,6 +127,8 @@ class CastInstruction final : public Instruction {
   // The scalar casts of a matrix: a 1x1 matrix that lives on the device only is read there, one
   // element, never copied to the host as a block (variable_gpu.cpp).
   bool has_gpu_impl() const override { return in_.is_matrix() && to_ != To::kMatrix; }
+  // Capturable when the 1x1 lives on the device only (dense): its cell is a deferred scalar.
+  bool graph_safe(ExecutionContext& ec) const override;
 
  private:
   int64_t device_bytes(ExecutionContext& ec) const override;

@@ -71,18 +71,25 @@ struct GpuSessionOptions {
 
 class GpuSession;
 
+// A pinned host slot for one element on its way from the device (GpuSession::copy_element_async;
+// Note [Deferred scalars] in instructions/scalar_value.cpp). It returns to its session's pool when
+// the last reference goes.
+struct HostSlot {
+  void* host = nullptr;
+  DType dtype = DType::kFloat64;
+};
+
 // A session on the first usable listed device, or null when none is usable (and always in a
 // CPU-only build); `reason` says why a run asked for the GPU, and the one warning of a fallback to
 // the CPU names it. Errors while creating a context on a present device are thrown.
 std::shared_ptr<GpuSession> open_gpu_session(const GpuSessionOptions& options,
                                              const std::string& reason);
 
-// Sessions for the `workers` PARFOR or paramserv workers of a run on `parent` (Note [PARFOR on GPUs] in
-// runtime/interpreter.cpp): worker w on the w-th usable listed device, round robin, each with a
-// stream, library handles and memory manager of its own and an equal share of the memory the
+// Sessions for the `workers` PARFOR or paramserv workers of a run on `parent` (Note [PARFOR on
+// GPUs] in runtime/interpreter.cpp): worker w on the w-th usable listed device, round robin, each
+// with a stream, library handles and memory manager of its own and an equal share of the memory the
 // parent's budget leaves free on its device (the parent's cached blocks are released first).
-std::vector<std::shared_ptr<GpuSession>> open_worker_sessions(GpuSession& parent,
-                                                                     int workers);
+std::vector<std::shared_ptr<GpuSession>> open_worker_sessions(GpuSession& parent, int workers);
 // The usable devices of sysds.gpu.availableGPUs times dmlrt.gpu.parfor.workers.per.gpu: the
 // workers of a PARFOR whose worker count dmlrt decides.
 int parfor_gpu_worker_slots(const GpuSession& parent);
@@ -127,6 +134,11 @@ class GpuSession {
   kernels::MatrixBlock download(const DeviceMatrix& m, bool for_eviction = false);
   // One element of a dense device matrix, synchronously (scalar results for control flow).
   double read_element(const DeviceMatrix& m, int64_t r, int64_t c);
+  // Element (0, 0) of a dense device matrix copied into a pinned host slot on the stream, not
+  // waited for (counted as a transfer now); read_slot waits for the stream and converts. The
+  // copy is an ordinary stream operation, so a CUDA graph capture records it as a memcpy node.
+  std::shared_ptr<HostSlot> copy_element_async(const DeviceMatrix& m);
+  double read_slot(const HostSlot& slot);
 
   // --- format conversions into temporaries (memory/device_ops.cpp); inputs stay as they are ---
   DeviceMatrix to_dense(const DeviceMatrix& m, const std::string& what);
@@ -192,8 +204,10 @@ class GpuSession {
   std::unique_ptr<gpu::ConvAlgoCache> conv_algos_;
   DeviceAllocation cublas_workspace_;
   std::unique_ptr<kernels::cuda::GemmPlanner> gemm_planner_;  // shares cublas_workspace_
-  std::unique_ptr<gpu::TuningFile> gemm_plans_;                 // the planner's persisted plans
+  std::unique_ptr<gpu::TuningFile> gemm_plans_;               // the planner's persisted plans
   PinnedBuffer staging_;  // two halves, double-buffered (transfers.cpp)
+  struct SlotPool;
+  std::shared_ptr<SlotPool> slots_;  // of copy_element_async (shared with the slots handed out)
   gpu::UniqueEvent staging_ready_[2];
   std::vector<gpu::UniqueEvent> event_pool_;
   gpu::UniqueEvent pending_start_;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 
 #include "gpu_context/host_sync_hook.h"
@@ -12,6 +13,7 @@ namespace dmlrt::mem {
 
 class AllocLabel;
 class DeviceMatrix;
+struct HostSlot;
 
 class GraphHook {
  public:
@@ -23,6 +25,12 @@ class GraphHook {
   // an instruction's device result (MatrixObject::set_device_result); `name` is the variable.
   virtual void input(const std::string& name, const DeviceMatrix& m) = 0;
   virtual void output(const std::string& name, const DeviceMatrix& m) = 0;
+  // A scalar result left deferred (Note [Deferred scalars] in instructions/scalar_value.cpp):
+  // the instruction queued the copy of its value into `slot`.
+  virtual void deferred_scalar(const std::string& name, const std::shared_ptr<HostSlot>& slot) {
+    (void)name;
+    (void)slot;
+  }
 };
 
 inline thread_local GraphHook* t_graph_hook = nullptr;

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <vector>
 
 #include "gpu_context/cuda_check.h"
@@ -103,7 +104,8 @@ void GpuSession::upload_values(void* dst, const double* src, int64_t n, DType dt
   const auto t0 = Clock::now();
   const int64_t chunk = static_cast<int64_t>(staging_.bytes() / 2 / sizeof(double));
   const int64_t tmp_n = std::min(n, chunk);
-  DeviceAllocation tmp = scratch(static_cast<size_t>(tmp_n) * sizeof(double), "upload staging (fp64)");
+  DeviceAllocation tmp =
+      scratch(static_cast<size_t>(tmp_n) * sizeof(double), "upload staging (fp64)");
   for (int64_t off = 0; off < n; off += chunk) {
     const int64_t c = std::min(chunk, n - off);
     copy_h2d(tmp.data(), src + off, static_cast<size_t>(c) * sizeof(double));
@@ -202,9 +204,9 @@ kernels::MatrixBlock GpuSession::download(const DeviceMatrix& m, bool for_evicti
       std::copy(rp32.begin(), rp32.end(), rp.begin());
       copy_d2h(ci.data(), m.col_idx(), ci.size() * sizeof(int32_t));
     } else {
-      DMLRT_REQUIRE(m.cols() <= std::numeric_limits<int32_t>::max(), NotSupported,
-                    "device to host copy of a " << m.describe()
-                                                << ": host CSR column indices are int32");
+      DMLRT_REQUIRE(
+          m.cols() <= std::numeric_limits<int32_t>::max(), NotSupported,
+          "device to host copy of a " << m.describe() << ": host CSR column indices are int32");
       std::vector<int64_t> ci64(ci.size());
       copy_d2h(rp.data(), m.row_ptr(), rp.size() * sizeof(int64_t));
       copy_d2h(ci64.data(), m.col_idx(), ci64.size() * sizeof(int64_t));
@@ -237,6 +239,61 @@ double GpuSession::read_element(const DeviceMatrix& m, int64_t r, int64_t c) {
     out = v;
   });
   count_from_dev(es);
+  return out;
+}
+
+// Pinned slots of 8 bytes, in chunks of kSlotsPerChunk, reused once their last reference goes.
+// The first chunk comes with the session's first slot (outside a capture in practice: the graph
+// runner's first run of a list is eager). A slot may outlive its session in a resolved deferred
+// scalar's copies, so the pool is shared with the slots.
+struct GpuSession::SlotPool {
+  static constexpr size_t kSlotsPerChunk = 512;
+  std::mutex m;
+  std::vector<PinnedBuffer> chunks;
+  std::vector<void*> free;
+
+  void* take() {
+    std::lock_guard<std::mutex> lock(m);
+    if (free.empty()) {
+      chunks.emplace_back(kSlotsPerChunk * 8);
+      char* base = static_cast<char*>(chunks.back().data());
+      for (size_t i = kSlotsPerChunk; i-- > 0;) free.push_back(base + 8 * i);
+    }
+    void* p = free.back();
+    free.pop_back();
+    return p;
+  }
+  void give(void* p) {
+    std::lock_guard<std::mutex> lock(m);
+    free.push_back(p);
+  }
+};
+
+std::shared_ptr<HostSlot> GpuSession::copy_element_async(const DeviceMatrix& m) {
+  DMLRT_REQUIRE(!m.is_sparse() && m.rows() >= 1 && m.cols() >= 1, RuntimeError,
+                "copy_element_async of a " << m.describe());
+  if (!slots_) slots_ = std::make_shared<SlotPool>();
+  std::shared_ptr<SlotPool> pool = slots_;
+  auto* raw = new HostSlot{pool->take(), m.dtype()};
+  std::shared_ptr<HostSlot> slot(raw, [pool](HostSlot* s) {
+    pool->give(s->host);
+    delete s;
+  });
+  const size_t es = dtype_size(m.dtype());
+  DMLRT_CHECK_CTX(cudaMemcpyAsync(slot->host, m.values(), es, cudaMemcpyDeviceToHost, stream()),
+                  "copy of a device value to the host");
+  count_from_dev(es);
+  return slot;
+}
+
+double GpuSession::read_slot(const HostSlot& slot) {
+  synchronize("read of a device value");
+  double out = 0;
+  with_dtype(slot.dtype, [&](auto tag) {
+    decltype(tag) v = 0;
+    std::memcpy(&v, slot.host, sizeof v);
+    out = v;
+  });
   return out;
 }
 

@@ -19,8 +19,10 @@
 
 #include "gpu_context/cuda_check.h"
 #include "gpu_context/host_sync_hook.h"
+#include "instructions/gpu_placement.h"
 #include "instructions/instruction.h"
 #include "instructions/matrix_object.h"
+#include "instructions/scalar_value.h"
 #include "memory/gpu_session.h"
 #include "memory/graph_hook.h"
 #endif
@@ -40,6 +42,11 @@ namespace dmlrt::runtime {
 //   call, the parts of a fused chain). The instruction where the run ended is marked a boundary
 //   and runs eagerly from then on. Instructions that stay on the host (createvar, rmvar, cpvar,
 //   scalar arithmetic) belong to the run: they are executed again on every replay.
+// - Scalar results of GPU instructions (a full sum, the cell of a 1x1) do not end a run: under
+//   the DeferScope that run_with_graphs opens for each list run, their copy to a pinned host slot
+//   is a memcpy node of the graph and the scalar is deferred until used (Note [Deferred
+//   scalars] in instructions/scalar_value.cpp); a replay binds a new deferred scalar to the
+//   same slot. The LeNet step's loss and L2 terms are read once, by the print at its end.
 // - Capture is stream capture (relaxed mode) of the session's stream while the instructions run
 //   as usual, on the list's second run (the first warms up algorithm choices and GEMM plans).
 //   Hooks record, per GPU instruction: the symbol-table names it read with their values (scalars)
@@ -218,12 +225,18 @@ struct OutputRec : MatrixRec {  // a dense result an instruction bound
   uint32_t alloc = kNone;       // its allocation among the instruction's
 };
 
+struct ScalarRec {  // a deferred scalar result (Note [Deferred scalars]): its name and pinned slot
+  std::string name;
+  std::shared_ptr<mem::HostSlot> slot;  // the graph's memcpy node writes here on every replay
+};
+
 struct InstrRec {
   bool gpu = false;
   std::vector<ReadRec> reads;
   std::vector<InputRec> inputs;
   std::vector<AllocRec> allocs;
   std::vector<OutputRec> outputs;
+  std::vector<ScalarRec> scalars;
   size_t first_node = 0, end_node = 0;  // into Variant::nodes
 };
 
@@ -541,6 +554,11 @@ class Recorder final : public gpu::HostSyncHook,
     }
     r.outputs.push_back(std::move(o));  // alloc kNone: refused in check_instruction
   }
+  void deferred_scalar(const std::string& name,
+                       const std::shared_ptr<mem::HostSlot>& slot) override {
+    if (!capturing_ || v_.instrs.empty()) return;
+    v_.instrs.back().scalars.push_back(ScalarRec{name, slot});
+  }
 
  private:
   // The nodes the capture added since the last call.
@@ -809,6 +827,10 @@ class Replayer final : public gpu::HostSyncHook,
                                                               std::move(allocs[o.alloc])),
                                o.name);
     }
+    // The launch writes the slot again; the scope of this list run computes the scalar before
+    // the next replay can (Note [Deferred scalars]).
+    for (const ScalarRec& x : r.scalars)
+      ec.set_scalar(x.name, inst::deferred_slot_scalar(gpu_, x.slot));
     instr.graph_host_effects(ec, /*before=*/false);
     return true;  // temporaries return to the manager here (stream order)
   }
@@ -1087,6 +1109,9 @@ void run_with_graphs(mem::GpuSession& gpu, const InstructionList& list, Executio
   // The nested list runs with hooks of its own (or none).
   Hooks clear(nullptr, nullptr, nullptr);
   ActivityScope none(nullptr);
+  // GPU scalar results of this run may stay on the device until used (Note [Deferred scalars]);
+  // all are read by the end of the run.
+  inst::DeferScope defer(&gpu);
   GraphState& gs = state_of(gpu);
   ListState& st = gs.lists[&list];
   const size_t n = list.size();
@@ -1097,6 +1122,7 @@ void run_with_graphs(mem::GpuSession& gpu, const InstructionList& list, Executio
   ++st.runs;
   if (st.runs < 2 || st.runs <= st.eager_until) {
     for (size_t i = 0; i < n; ++i) cb.run(i);
+    defer.finish();
     return;
   }
   size_t i = 0;
@@ -1126,6 +1152,7 @@ void run_with_graphs(mem::GpuSession& gpu, const InstructionList& list, Executio
     st.captures_without_replay = 0;
     note_fallback(gpu, "captured again and again: eager for a while");
   }
+  defer.finish();
 }
 
 #else  // CPU-only build: no graphs

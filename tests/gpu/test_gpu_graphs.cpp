@@ -130,6 +130,27 @@ TEST_CASE("gpu graphs: host reads end the captured runs; the rest replays", "[gp
   CHECK(on.gpu.graph_replays >= 1);
 }
 
+TEST_CASE("gpu graphs: scalars of full sums stay on the device until printed",
+          "[gpu][graphs][deferred]") {
+  // Note [Deferred scalars]: the loss and the L2 terms (uasqk+, and tsmm + castdts) are combined
+  // on the host and printed at the end of the body; the body up to the print is one graph. Only
+  // the capture ends at a host wait (the print); the replays stand for every GPU instruction of
+  // the body, the sums included (8 of them), and print the digits of the eager run.
+  for (mem::DType dtype : {mem::DType::kFloat64, mem::DType::kFloat32}) {
+    Setup s;
+    s.dtype = dtype;
+    const Run on = same_with_graphs("deferred.plan", s);
+    INFO(on.stats);
+    int64_t host_waits = 0;
+    for (const auto& [why, n] : on.gpu.graph_fallbacks)
+      if (why.rfind("host wait: ", 0) == 0) host_waits += n;
+    CHECK(host_waits == 1);
+    CHECK(on.gpu.graph_replays >= 9);  // 12 iterations: warm-up, capture, then replays
+    CHECK(on.gpu.graph_replayed_instructions >= 9 * 12);
+    CHECK_THAT(on.out, Catch::Matchers::Contains("iter 12 loss "));
+  }
+}
+
 TEST_CASE("gpu graphs: a cache of one graph evicts and captures again", "[gpu][graphs]") {
   Setup s;
   s.cache = 1;
