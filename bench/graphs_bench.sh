@@ -8,8 +8,8 @@
 #   here:   scripts/gpu-test.sh build
 #   there:  bench/graphs_bench.sh        with carry ["build-gpu/carry.tar.xz"]
 #
-# Files in $OUT: lenet_eager.json, lenet_graphs.json, torch.json, lenet_graphs_stats.txt,
-# lmcg_{off,on}.txt, graphs_bench.log. Knobs: GRAPHS_STEPS (LeNet steps added to the long run,
+# Files in $OUT (seven: the device tool brings back at most eight): lenet_eager.json,
+# lenet_graphs.json, torch.json, lenet_graphs_stats.txt, lmcg_{off,on}.txt, graphs_bench.log. Knobs: GRAPHS_STEPS (LeNet steps added to the long run,
 # default 400), GRAPHS_SKIP (space-separated steps to skip: lenet torch stats lmcg).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -49,11 +49,13 @@ if want stats; then
   rm -rf "$work"
 fi
 if want lmcg; then
+  cfg=$(mktemp -d)
   for mode in off on; do
-    echo "<root><dmlrt.gpu.graphs>$mode</dmlrt.gpu.graphs></root>" >"$out/graphs_$mode.xml"
+    echo "<root><dmlrt.gpu.graphs>$mode</dmlrt.gpu.graphs></root>" >"$cfg/graphs_$mode.xml"
     timeout 120 "$dmlrt" -f bench/algorithms/lmCG_dense.plan -gpu force -config \
-      "$out/graphs_$mode.xml" -stats 25 >"$out/lmcg_$mode.txt" 2>&1
+      "$cfg/graphs_$mode.xml" -stats 25 >"$out/lmcg_$mode.txt" 2>&1
   done
+  rm -rf "$cfg"
 fi
 echo "== graphs_bench: done ==" >>"$log"
 tail -5 "$log"

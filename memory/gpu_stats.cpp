@@ -45,6 +45,11 @@ std::string format_gpu_stats(const GpuStats& s, int top_ops) {
        << s.graph_captures << " / " << s.graph_replays << " (" << s.graph_replayed_instructions
        << " inst) / " << s.graph_updated_replays << " (" << s.graph_node_updates << " nodes) / "
        << s.graph_recaptures << " / " << s.graph_evictions << " / " << fallbacks << ".\n";
+    if (s.graph_walked_instructions > 0)
+      os << "  graph replay host time:\t" << s.graph_replay_host_s << " sec for "
+         << s.graph_walked_instructions << " instructions ("
+         << 1e6 * s.graph_replay_host_s / static_cast<double>(s.graph_walked_instructions)
+         << " us each).\n";
     for (const auto& [reason, n] : s.graph_fallbacks)
       os << "  graph fallback: " << reason << ":\t" << n << ".\n";
   }

@@ -46,6 +46,10 @@ struct GpuStats {
   // other shapes or scalars, and runs that fell back to eager launches, by reason.
   int64_t graph_captures = 0, graph_replays = 0, graph_updated_replays = 0, graph_node_updates = 0,
           graph_recaptures = 0, graph_replayed_instructions = 0, graph_evictions = 0;
+  // Host time of the complete replays (the walk: host instructions run, GPU instructions bound;
+  // node updates; the launch call) and the instructions they walked, host ones included.
+  double graph_replay_host_s = 0.0;
+  int64_t graph_walked_instructions = 0;
   std::map<std::string, int64_t> graph_fallbacks;
 
   // Transfers by the instruction that caused them (Note [Transfers by instruction]).

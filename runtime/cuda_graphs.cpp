@@ -6,6 +6,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -1057,6 +1058,7 @@ size_t capture(mem::GpuSession& gpu, GraphState& gs, ListState& st, const Instru
 // Replays `v` (its key matched); returns the index after its last instruction.
 size_t replay(mem::GpuSession& gpu, GraphState& gs, ListState& st, Variant& v,
               const InstructionList& list, ExecutionContext& ec, const GraphCallbacks& cb) {
+  const auto t0 = std::chrono::steady_clock::now();
   Replayer rep(gpu, v, cb);
   size_t mismatch = SIZE_MAX;
   {
@@ -1087,6 +1089,9 @@ size_t replay(mem::GpuSession& gpu, GraphState& gs, ListState& st, Variant& v,
       mem::GpuStats& s = gpu.stats();
       ++s.graph_replays;
       for (const InstrRec& r : v.instrs) s.graph_replayed_instructions += r.gpu ? 1 : 0;
+      s.graph_walked_instructions += static_cast<int64_t>(v.end - v.begin);
+      s.graph_replay_host_s +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
   }
   const size_t end = v.end;  // v may be dropped below

@@ -16,7 +16,9 @@ With --graphs the reference run is `-gpu force` with CUDA graphs off and the com
 with dmlrt.gpu.graphs on (-config files): outputs must be bit-identical (tolerance 0), stdout the
 same text (issue #19, Note [CUDA graphs] in runtime/cuda_graphs.cpp). Both runs use deterministic
 cuDNN algorithms (dmlrt.gpu.cudnn.deterministic): the others add with atomics, and two eager runs
-of a convolution's backward pass differ in the last bits.
+of a convolution's backward pass differ in the last bits. When they differ, the reference runs once
+more and that run is compared: the first may have timed algorithms (among deterministic ones of
+different rounding) that later runs load from the tuning cache.
 
 Usage: python3 tests/gpu/run_plans_gpu.py --dmlrt build/runtime/dmlrt [--case NAME ...] [--keep]
        [--graphs]
@@ -216,7 +218,19 @@ def run_case(dmlrt, case_dir, keep):
         for label, flags, rtol, atol, check_nnz in variants:
             gpu = Run(dmlrt, case_dir, spec, seed + flags, label)
             runs.append(gpu)
-            n = compare_runs(cpu, gpu, spec, rtol, atol, check_nnz)
+            try:
+                n = compare_runs(cpu, gpu, spec, rtol, atol, check_nnz)
+            except rp.CaseFailure:
+                if not reference:
+                    raise
+                # The first reference run may have timed cuDNN algorithms and GEMM plans that the
+                # graphs run then loaded from the tuning cache (PARFOR/paramserv workers time
+                # theirs concurrently): another reference run uses the same choices. Graphs and
+                # eager launches must then agree bit for bit.
+                again = Run(dmlrt, case_dir, spec, seed + reference, "gpu-again")
+                runs.append(again)
+                n = compare_runs(again, gpu, spec, rtol, atol, check_nnz)
+                notes.append("a second reference run (the first timed algorithms)")
             notes.append(f"{label}: {n} files + stdout agree")
         message = "; ".join(notes)
     except rp.CaseFailure as e:
