@@ -68,13 +68,16 @@ namespace dmlrt::runtime {
 //   results are bound to the recorded names and its temporaries returned; nothing is launched.
 //   Then every graph node whose pointers changed (an input or allocation now at another address)
 //   gets its parameters rewritten (cuGraphExecKernelNodeSetParams, cudaGraphExecMemcpy/Memset-
-//   NodeSetParams: no re-capture), and the graph is launched once. A replay that meets a
-//   mismatch or a host wait halfway launches the graph with the nodes of the instructions not
-//   yet bound disabled (cudaGraphNodeSetEnabled), and runs the rest of the run eagerly; an
-//   instruction that mismatches twice (a scalar operand that changes every iteration, such as a
-//   batch offset) becomes a boundary, so the graphs around it replay. Shapes or scalar values
-//   not seen before capture another graph for the same run (a variant); the graphs of a session
-//   are bounded (dmlrt.gpu.graphs.cache, least recently used dropped). A list that keeps
+//   NodeSetParams: no re-capture), and the graph is launched once. A variant keeps up to three
+//   executable instances of its graph, each with the pointers it holds: buffers that alternate
+//   between iterations repeat their pattern, and the instance that holds it needs no updates
+//   (one driver call per node otherwise); a new instance is made while all need updates. A replay
+//   that meets a mismatch or a host wait halfway launches the graph with the nodes of the
+//   instructions not yet bound disabled (cudaGraphNodeSetEnabled), and runs the rest of the run
+//   eagerly; an instruction that mismatches twice (a scalar operand that changes every iteration,
+//   such as a batch offset) becomes a boundary, so the graphs around it replay. Shapes or scalar
+//   values not seen before capture another graph for the same run (a variant); the graphs of a
+//   session are bounded (dmlrt.gpu.graphs.cache, least recently used dropped). A list that keeps
 //   capturing without replaying falls back to eager launches for a while (doubling, up to 1024
 //   runs) and is tried again later; it is never given up for good.
 // - Memory: a kept graph owns no device memory. Every buffer it touches is allocated again (or
@@ -176,7 +179,7 @@ struct Site {  // a pointer inside a node: region base + delta
   uint32_t region;
   uint32_t where;  // kernel: byte offset in the parameter blob; memcpy: 0 src, 1 dst; memset: 0
   uintptr_t delta;
-  uintptr_t applied;  // the value the executable graph holds now
+  uintptr_t captured;  // its value in the captured graph
 };
 
 struct Node {
@@ -188,6 +191,24 @@ struct Node {
   cudaMemcpy3DParms copy{};
   cudaMemsetParams set{};
   std::vector<Site> sites;
+  size_t first_site = 0;  // of sites[0] in Exec::applied
+};
+
+// An executable instance of a variant's graph and the pointer values its nodes hold now. A
+// variant keeps up to kExecsPerVariant of them: buffers that alternate between iterations (a
+// loop-carried matrix and its update) give pointer patterns that repeat, and the instance that
+// already holds a pattern launches with no node updates.
+constexpr size_t kExecsPerVariant = 3;
+
+struct Exec {
+  cudaGraphExec_t exec = nullptr;
+  std::vector<uintptr_t> applied;  // per site, in node order
+  Exec() = default;
+  Exec(const Exec&) = delete;
+  Exec& operator=(const Exec&) = delete;
+  ~Exec() {
+    if (exec != nullptr) cudaGraphExecDestroy(exec);
+  }
 };
 
 struct ReadRec {  // a symbol-table name an instruction looked up
@@ -249,14 +270,15 @@ struct Variant {
   std::vector<Node> nodes;
   std::vector<ReadRec> key;
   cudaGraph_t graph = nullptr;
-  cudaGraphExec_t exec = nullptr;
+  std::vector<std::unique_ptr<Exec>> execs;  // the first made when the capture ends
+  size_t site_count = 0;
   uint64_t last_use = 0;
   int gpu_count = 0;
   Variant() = default;
   Variant(const Variant&) = delete;
   Variant& operator=(const Variant&) = delete;
   ~Variant() {
-    if (exec != nullptr) cudaGraphExecDestroy(exec);
+    execs.clear();
     if (graph != nullptr) cudaGraphDestroy(graph);
   }
 };
@@ -400,6 +422,16 @@ cudaGraphExec_t instantiate(cudaGraph_t graph) {
   cudaGraphExec_t exec = nullptr;
   DMLRT_CHECK_CTX(cudaGraphInstantiate(&exec, graph, 0), "CUDA graph instantiation");
   return exec;
+}
+
+// A new executable instance of v's graph, holding the captured pointers.
+std::unique_ptr<Exec> new_exec(const Variant& v) {
+  auto e = std::make_unique<Exec>();
+  e->exec = instantiate(v.graph);
+  e->applied.reserve(v.site_count);
+  for (const Node& n : v.nodes)
+    for (const Site& x : n.sites) e->applied.push_back(x.captured);
+  return e;
 }
 
 // Launches `exec` on the session's stream, timed for -stats as gpu_graph.
@@ -733,7 +765,13 @@ class Recorder final : public gpu::HostSyncHook,
     for (cudaGraphNode_t x : all)
       if (keep_set.count(x) == 0) DMLRT_CHECK(cudaGraphDestroyNode(x));
     v_.graph = g;
-    v_.exec = instantiate(g);
+    size_t sites = 0;
+    for (Node& node : v_.nodes) {
+      node.first_site = sites;
+      sites += node.sites.size();
+    }
+    v_.site_count = sites;
+    v_.execs.push_back(new_exec(v_));
     v_.end = keep_upto;
     kept_ = true;
   }
@@ -836,23 +874,42 @@ class Replayer final : public gpu::HostSyncHook,
     return true;  // temporaries return to the manager here (stream order)
   }
 
-  // Launches the graph for instructions [0, upto) of the variant (all: upto = size).
+  // Launches the graph for instructions [0, upto) of the variant (all: upto = size), on the
+  // executable instance that needs the fewest node updates (a new instance, up to
+  // kExecsPerVariant, when the kept ones all need some).
   void launch_upto(size_t upto) {
     const size_t cut = upto < v_.instrs.size() ? v_.instrs[upto].first_node : v_.nodes.size();
+    Exec* e = nullptr;
+    size_t need = SIZE_MAX;
+    for (const auto& x : v_.execs) {
+      const size_t n = updates_needed(*x, cut);
+      if (n < need) {
+        need = n;
+        e = x.get();
+      }
+    }
+    if (need > 0 && v_.execs.size() < kExecsPerVariant) {
+      v_.execs.push_back(new_exec(v_));
+      const size_t n = updates_needed(*v_.execs.back(), cut);
+      if (n < need) {
+        need = n;
+        e = v_.execs.back().get();
+      }
+    }
     int64_t updated = 0;
-    for (size_t i = 0; i < cut; ++i) updated += patch(v_.nodes[i]) ? 1 : 0;
+    for (size_t i = 0; i < cut; ++i) updated += patch(*e, v_.nodes[i]) ? 1 : 0;
     std::vector<cudaGraphNode_t> disabled;
     for (size_t i = cut; i < v_.nodes.size(); ++i) {
       const cudaGraphNodeType t = v_.nodes[i].type;
       if (t == cudaGraphNodeTypeKernel || t == cudaGraphNodeTypeMemcpy ||
           t == cudaGraphNodeTypeMemset) {
-        DMLRT_CHECK(cudaGraphNodeSetEnabled(v_.exec, v_.nodes[i].node, 0));
+        DMLRT_CHECK(cudaGraphNodeSetEnabled(e->exec, v_.nodes[i].node, 0));
         disabled.push_back(v_.nodes[i].node);
       }
     }
     launched_ = true;
-    launch(gpu_, v_.exec, cb_);
-    for (cudaGraphNode_t x : disabled) DMLRT_CHECK(cudaGraphNodeSetEnabled(v_.exec, x, 1));
+    launch(gpu_, e->exec, cb_);
+    for (cudaGraphNode_t x : disabled) DMLRT_CHECK(cudaGraphNodeSetEnabled(e->exec, x, 1));
     mem::GpuStats& s = gpu_.stats();
     if (updated > 0) {
       ++s.graph_updated_replays;
@@ -885,24 +942,38 @@ class Replayer final : public gpu::HostSyncHook,
   void output(const std::string&, const mem::DeviceMatrix&) override {}
 
  private:
-  // Rewrites a node's pointers where their buffers moved; true when it did.
-  bool patch(Node& n) {
-    bool changed = false;
-    for (const Site& s : n.sites)
-      if (base_[s.region] + s.delta != s.applied) changed = true;
-    if (!changed) return false;
+  // Whether node n of instance e holds pointers other than this replay's.
+  bool stale(const Exec& e, const Node& n) const {
+    for (size_t k = 0; k < n.sites.size(); ++k) {
+      const Site& s = n.sites[k];
+      if (base_[s.region] + s.delta != e.applied[n.first_site + k]) return true;
+    }
+    return false;
+  }
+
+  // The nodes of [0, cut) that instance e would have to update.
+  size_t updates_needed(const Exec& e, size_t cut) const {
+    size_t n = 0;
+    for (size_t i = 0; i < cut; ++i) n += stale(e, v_.nodes[i]) ? 1 : 0;
+    return n;
+  }
+
+  // Rewrites node n's pointers in instance e where their buffers moved; true when it did.
+  bool patch(Exec& e, const Node& n) {
+    if (!stale(e, n)) return false;
+    uintptr_t* applied = e.applied.data() + n.first_site;
+    for (size_t k = 0; k < n.sites.size(); ++k)
+      applied[k] = base_[n.sites[k].region] + n.sites[k].delta;
     switch (n.type) {
       case cudaGraphNodeTypeKernel: {
         std::vector<unsigned char> blob = n.blob;
-        for (Site& s : n.sites) {
-          s.applied = base_[s.region] + s.delta;
-          std::memcpy(blob.data() + s.where, &s.applied, sizeof s.applied);
-        }
+        for (size_t k = 0; k < n.sites.size(); ++k)
+          std::memcpy(blob.data() + n.sites[k].where, &applied[k], sizeof applied[k]);
         std::vector<void*> args(n.layout.size());
         for (size_t i = 0; i < n.layout.size(); ++i) args[i] = blob.data() + n.layout[i].first;
         CUDA_KERNEL_NODE_PARAMS k = n.kernel;
         k.kernelParams = args.data();
-        const CUresult res = driver().exec_set(reinterpret_cast<CUgraphExec>(v_.exec),
+        const CUresult res = driver().exec_set(reinterpret_cast<CUgraphExec>(e.exec),
                                                reinterpret_cast<CUgraphNode>(n.node), &k);
         DMLRT_REQUIRE(res == CUDA_SUCCESS, RuntimeError,
                       "CUDA graph replay: updating a kernel node failed (CUresult "
@@ -911,20 +982,16 @@ class Replayer final : public gpu::HostSyncHook,
       }
       case cudaGraphNodeTypeMemcpy: {
         cudaMemcpy3DParms p = n.copy;
-        for (Site& s : n.sites) {
-          s.applied = base_[s.region] + s.delta;
-          (s.where == 0 ? p.srcPtr.ptr : p.dstPtr.ptr) = reinterpret_cast<void*>(s.applied);
-        }
-        DMLRT_CHECK(cudaGraphExecMemcpyNodeSetParams(v_.exec, n.node, &p));
+        for (size_t k = 0; k < n.sites.size(); ++k)
+          (n.sites[k].where == 0 ? p.srcPtr.ptr : p.dstPtr.ptr) =
+              reinterpret_cast<void*>(applied[k]);
+        DMLRT_CHECK(cudaGraphExecMemcpyNodeSetParams(e.exec, n.node, &p));
         break;
       }
       case cudaGraphNodeTypeMemset: {
         cudaMemsetParams p = n.set;
-        for (Site& s : n.sites) {
-          s.applied = base_[s.region] + s.delta;
-          p.dst = reinterpret_cast<void*>(s.applied);
-        }
-        DMLRT_CHECK(cudaGraphExecMemsetNodeSetParams(v_.exec, n.node, &p));
+        for (size_t k = 0; k < n.sites.size(); ++k) p.dst = reinterpret_cast<void*>(applied[k]);
+        DMLRT_CHECK(cudaGraphExecMemsetNodeSetParams(e.exec, n.node, &p));
         break;
       }
       default:
