@@ -155,8 +155,46 @@ struct VarAcc {
   }
 };
 
+// One chunk of a large full aggregate into its partial `acc` (fresh): the values in order by
+// default, in a local accumulator (the partials live in a vector the compiler cannot tell apart
+// from the input, so accumulating there stores and reloads it at every cell).
+template <class Acc>
+void add_chunk(Acc& acc, const double* v, int64_t n) {
+  Acc local = acc;
+  for (int64_t i = 0; i < n; ++i) local.add(v[i]);
+  acc = local;
+}
+
+// Sums and sums of squares: four Kahan sums over interleaved cells (cell i to lane i % 4, the
+// tail to lane 0), merged in lane order. One compensated sum is a chain of four dependent
+// additions per cell; four independent chains keep the floating-point units busy. The partial
+// still depends on the chunk's cells alone, not on the thread count.
+template <class F>
+KahanSum kahan_lanes(const double* v, int64_t n, F f) {
+  KahanSum l0, l1, l2, l3;
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    l0.add(f(v[i]));
+    l1.add(f(v[i + 1]));
+    l2.add(f(v[i + 2]));
+    l3.add(f(v[i + 3]));
+  }
+  for (; i < n; ++i) l0.add(f(v[i]));
+  l0.merge(l1);
+  l2.merge(l3);
+  l0.merge(l2);
+  return l0;
+}
+void add_chunk(SumAcc& acc, const double* v, int64_t n) {
+  acc.k = kahan_lanes(v, n, [](double x) { return x; });
+}
+void add_chunk(SumSqAcc& acc, const double* v, int64_t n) {
+  acc.k = kahan_lanes(v, n, [](double x) { return x * x; });
+}
+
 // The stored values (dense cells or CSR nonzeros) in chunks of kReduceChunk, one partial each,
-// merged in chunk order; a sparse input's implicit zeros are added last, as one group.
+// merged in chunk order; a sparse input's implicit zeros are added last, as one group. An input
+// of one chunk or less is reduced in order, as SystemDS's sequential loop does.
 template <class Acc>
 double reduce_all(const MatrixBlock& in) {
   const std::vector<double>& v = in.is_sparse() ? in.csr_values() : in.dense_values();
@@ -167,8 +205,7 @@ double reduce_all(const MatrixBlock& in) {
   } else {
     std::vector<Acc> parts(static_cast<size_t>(chunk_count(0, count, kReduceChunk)));
     parallel_chunks(0, count, kReduceChunk, [&](int64_t c, int64_t lo, int64_t hi) {
-      Acc& p = parts[static_cast<size_t>(c)];
-      for (int64_t i = lo; i < hi; ++i) p.add(v[static_cast<size_t>(i)]);
+      add_chunk(parts[static_cast<size_t>(c)], v.data() + lo, hi - lo);
     });
     for (const Acc& p : parts) acc.merge(p);
   }
