@@ -9,6 +9,7 @@
 // of a FIXED size (never "one range per thread"), keeps one partial accumulator per chunk, and
 // combines the partials in chunk order on the calling thread. The summation order is then a
 // function of the input size alone. Each partial keeps the sequential loop's numerics (Kahan sums,
+// four interleaved ones per chunk for sums and sums of squares, kernels/cpu/aggregate.cpp;
 // SystemDS's incremental mean and variance) and the partials are merged the way SystemDS merges
 // partial aggregates (KahanPlus with corrections; the CM merge for mean and variance). Inputs of
 // one chunk or less (64K cells) are reduced exactly as before the pool existed; larger ones may
