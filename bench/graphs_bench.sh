@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # The measurements of issue #19 (CUDA graphs) in one device call, all in the same session: the
-# LeNet plan through the CLI with dmlrt.gpu.graphs off and on (lenet_time.py), PyTorch's LeNet
+# LeNet plan through the CLI with dmlrt.gpu.graphs off, on, and on with CUDA events
+# (bench/lenet_graphs_probe.py: ms per step and the -stats "CUDA graphs" lines), PyTorch's LeNet
 # anchors (torch_anchor.py --sections lenet: eager, and the whole step as a CUDA graph, bare and
-# with the plan's work), one LeNet run with graphs on whose -stats show what the graphs did, and
-# the lmCG algorithm (bench/algorithms) with graphs off and on.
+# with the plan's work), the 1x1 loop of tests/gpu/data/graphs/tiny.plan with graphs on (the
+# replays' host time per instruction), and the lmCG algorithm (bench/algorithms) with graphs off
+# and on.
 #
 #   here:   scripts/gpu-test.sh build
 #   there:  bench/graphs_bench.sh        with carry ["build-gpu/carry.tar.xz"]
 #
-# Files in $OUT (seven: the device tool brings back at most eight): lenet_eager.json,
-# lenet_graphs.json, torch.json, lenet_graphs_stats.txt, lmcg_{off,on}.txt, graphs_bench.log. Knobs: GRAPHS_STEPS (LeNet steps added to the long run,
-# default 400), GRAPHS_SKIP (space-separated steps to skip: lenet torch stats lmcg).
+# Files in $OUT (six: the device tool brings back at most eight): probe.json, torch.json,
+# tiny_stats.txt, lmcg_off.txt, lmcg_on.txt, graphs_bench.log. Knobs: GRAPHS_STEPS (LeNet steps
+# added to the long run, default 200), GRAPHS_SKIP (space-separated steps to skip: lenet torch
+# tiny lmcg).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 carry=build-gpu/carry
@@ -23,39 +26,33 @@ mkdir -p "$out"
 log="$out/graphs_bench.log"
 : >"$log"
 dmlrt="$PWD/$carry/dmlrt"
-steps=${GRAPHS_STEPS:-400}
+steps=${GRAPHS_STEPS:-200}
 skip=" ${GRAPHS_SKIP:-} "
 want() { [[ "$skip" != *" $1 "* ]]; }
+cfg=$(mktemp -d)
+for mode in off on; do
+  echo "<root><dmlrt.gpu.graphs>$mode</dmlrt.gpu.graphs></root>" >"$cfg/graphs_$mode.xml"
+done
 
 if want lenet; then
-  timeout 240 python3 bench/lenet_time.py --dmlrt "$dmlrt" --extra-steps "$steps" --repeat 2 \
-    --out "$out/lenet_eager.json" >>"$log" 2>&1
-  timeout 240 python3 bench/lenet_time.py --dmlrt "$dmlrt" --extra-steps "$steps" --repeat 2 \
-    --graphs --out "$out/lenet_graphs.json" >>"$log" 2>&1
+  timeout 240 python3 bench/lenet_graphs_probe.py --dmlrt "$dmlrt" --extra-steps "$steps" \
+    --out "$out/probe.json" >>"$log" 2>&1
 fi
 if want torch; then
   timeout 180 python3 bench/torch_anchor.py "$out/torch.json" --sections lenet >>"$log" 2>&1
 fi
-if want stats; then
-  # One FP64 run of the LeNet plan with graphs on, for its -stats (graph launches per step, the
-  # instructions still run eagerly, the fallbacks and their reasons).
-  work=$(mktemp -d)
-  python3 bench/lenet/make_inputs.py --batch 64 --iters 20 --dir "$work/in" >>"$log" 2>&1
-  mkdir -p "$work/out"
-  echo "<root><dmlrt.gpu.graphs>on</dmlrt.gpu.graphs></root>" >"$work/graphs.xml"
-  plan="$PWD/bench/lenet/lenet.plan"
-  (cd "$work" && timeout 120 "$dmlrt" -f "$plan" -gpu force -config graphs.xml -stats 40) \
-    >"$out/lenet_graphs_stats.txt" 2>&1
-  rm -rf "$work"
+if want tiny; then
+  timeout 60 "$dmlrt" -f tests/gpu/data/graphs/tiny.plan -gpu force -config "$cfg/graphs_on.xml" \
+    -stats 10 >"$out/tiny_stats.txt" 2>&1
 fi
 if want lmcg; then
-  cfg=$(mktemp -d)
   for mode in off on; do
-    echo "<root><dmlrt.gpu.graphs>$mode</dmlrt.gpu.graphs></root>" >"$cfg/graphs_$mode.xml"
     timeout 120 "$dmlrt" -f bench/algorithms/lmCG_dense.plan -gpu force -config \
       "$cfg/graphs_$mode.xml" -stats 25 >"$out/lmcg_$mode.txt" 2>&1
   done
-  rm -rf "$cfg"
 fi
+rm -rf "$cfg"
 echo "== graphs_bench: done ==" >>"$log"
-tail -5 "$log"
+grep -h "\[probe\]\|\[torch\]" "$log"
+grep -h "graph replay host time\|CUDA graphs (" "$out/tiny_stats.txt" 2>/dev/null
+grep -h "Total execution" "$out"/lmcg_*.txt 2>/dev/null
