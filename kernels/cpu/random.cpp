@@ -30,7 +30,52 @@ inline double draw_value(const RandSpec& spec, PhiloxCellStream& s) {
   return 0.0;
 }
 
+// The uniform double of words w1, w2, as PhiloxCellStream::next_double makes it.
+inline double uniform_of(uint32_t w1, uint32_t w2) {
+  const uint64_t a = w1 >> 5;  // 27 bits
+  const uint64_t b = w2 >> 6;  // 26 bits
+  return static_cast<double>((a << 26) | b) * (1.0 / 9007199254740992.0);
+}
+
 }  // namespace
+
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+__attribute__((target_clones("avx2", "default")))
+#endif
+void philox_first_words8(uint64_t seed, uint64_t first, uint32_t w0[8], uint32_t w1[8],
+                         uint32_t w2[8]) {
+  // philox4x32_10(lo32(cell), hi32(cell), 0, 0, lo32(seed), hi32(seed)), lane by lane.
+  uint32_t c0[8], c1[8], c2[8], c3[8];
+  for (int l = 0; l < 8; ++l) {
+    const uint64_t cell = first + static_cast<uint64_t>(l);
+    c0[l] = static_cast<uint32_t>(cell);
+    c1[l] = static_cast<uint32_t>(cell >> 32);
+    c2[l] = 0;
+    c3[l] = 0;
+  }
+  uint32_t k0 = static_cast<uint32_t>(seed), k1 = static_cast<uint32_t>(seed >> 32);
+  for (int round = 0; round < 10; ++round) {
+    if (round > 0) {
+      k0 += detail::kPhiloxW0;
+      k1 += detail::kPhiloxW1;
+    }
+    for (int l = 0; l < 8; ++l) {
+      const uint64_t p0 = static_cast<uint64_t>(detail::kPhiloxM0) * c0[l];
+      const uint64_t p1 = static_cast<uint64_t>(detail::kPhiloxM1) * c2[l];
+      const uint32_t n0 = static_cast<uint32_t>(p1 >> 32) ^ c1[l] ^ k0;
+      const uint32_t n2 = static_cast<uint32_t>(p0 >> 32) ^ c3[l] ^ k1;
+      c1[l] = static_cast<uint32_t>(p1);
+      c3[l] = static_cast<uint32_t>(p0);
+      c0[l] = n0;
+      c2[l] = n2;
+    }
+  }
+  for (int l = 0; l < 8; ++l) {
+    w0[l] = c0[l];
+    w1[l] = c1[l];
+    w2[l] = c2[l];
+  }
+}
 
 MatrixBlock rand_matrix(const RandSpec& spec) {
   DMLRT_REQUIRE(spec.rows >= 0 && spec.cols >= 0, ShapeError,
@@ -126,8 +171,21 @@ MatrixBlock rand_matrix(const RandSpec& spec) {
   MatrixBlock b = MatrixBlock::dense(rows, cols, 0.0);  // (rows, cols) row-major
   double* out = b.dense_data();
   const int64_t n = rows * cols;
-  // Each cell's value depends on its index only, so any split draws the same matrix.
+  // Each cell's value depends on its index only, so any split draws the same matrix. Uniform
+  // cells use words 0-2 of their stream's first block only: eight at a time (the same values).
+  const bool uniform = spec.pdf == RandPdf::kUniform;
   parallel_for(0, n, kParallelGrain / 8, [&](int64_t lo, int64_t hi) {
+    if (uniform) {
+      uint32_t w0[8], w1[8], w2[8];
+      for (; lo + 8 <= hi; lo += 8) {
+        philox_first_words8(spec.seed, static_cast<uint64_t>(lo), w0, w1, w2);
+        for (int l = 0; l < 8; ++l) {
+          if (!philox_bernoulli(w0[l], spec.sparsity)) continue;
+          out[lo + l] =
+              constant ? spec.min : spec.min + (spec.max - spec.min) * uniform_of(w1[l], w2[l]);
+        }
+      }
+    }
     for (int64_t i = lo; i < hi; ++i) {
       PhiloxCellStream s(spec.seed, static_cast<uint64_t>(i));
       if (!philox_bernoulli(s.next_u32(), spec.sparsity)) continue;

@@ -27,6 +27,13 @@ struct RandSpec {
 // N(0,1) by Box-Muller; poisson(lambda)). A drawn value of 0 (poisson, min = max = 0) stays 0.
 MatrixBlock rand_matrix(const RandSpec& spec);
 
+// Words 0, 1 and 2 of the Philox cell streams of cells first, ..., first + 7 (block 0 of each;
+// Note [Philox cell streams]), computed eight at a time in a loop the compiler vectorizes (an
+// AVX2 clone where the CPU has it, chosen at load time). The uniform rand's fast path; the same
+// words as PhiloxCellStream's.
+void philox_first_words8(uint64_t seed, uint64_t first, uint32_t w0[8], uint32_t w1[8],
+                         uint32_t w2[8]);
+
 // Number of elements of seq(from, to, incr), as SystemDS's UtilFunctions.getSeqLength computes
 // it (floor(to/incr - from/incr) + 1, plus one more when rounding dropped a reachable element).
 // The caller checks the arguments first (finite, incr != 0, incr pointing from `from` to `to`).

@@ -9,6 +9,7 @@
 #include "common/fake_services.h"
 #include "gpu_context/error.h"
 #include "instructions/opcode_table.h"
+#include "kernels/cpu/random.h"
 #include "kernels/philox.h"
 
 using dmlrt::inst::ScalarValue;
@@ -69,6 +70,46 @@ TEST_CASE("Philox4x32-10 matches the Random123 known-answer vectors", "[datagen]
   CHECK(r.v[1] == 0x94fdccebu);
   CHECK(r.v[2] == 0x5001e420u);
   CHECK(r.v[3] == 0x24126ea1u);
+}
+
+TEST_CASE("rand fast path: eight cells at a time give the cell streams' words and values",
+          "[datagen]") {
+  namespace k = dmlrt::kernels;
+  // Cell indices across the 2^32 boundary take the counter's high word into account.
+  for (uint64_t seed : {uint64_t{0}, uint64_t{42}, (uint64_t{1} << 40) + 7, ~uint64_t{0}})
+    for (uint64_t first : {uint64_t{0}, uint64_t{5}, (uint64_t{1} << 32) - 3, uint64_t{1} << 40}) {
+      uint32_t w0[8], w1[8], w2[8];
+      k::cpu::philox_first_words8(seed, first, w0, w1, w2);
+      for (int l = 0; l < 8; ++l) {
+        k::PhiloxCellStream s(seed, first + static_cast<uint64_t>(l));
+        INFO("seed " << seed << ", cell " << first + l);
+        CHECK(w0[l] == s.next_u32());
+        CHECK(w1[l] == s.next_u32());
+        CHECK(w2[l] == s.next_u32());
+      }
+    }
+  // Whole matrices (sizes not a multiple of eight, parallel bands, sparsity, min > max): every
+  // cell as the cell stream draws it.
+  for (int64_t rows : {1, 7, 301})
+    for (double sparsity : {1.0, 0.97}) {
+      k::cpu::RandSpec spec;
+      spec.rows = rows;
+      spec.cols = 333;
+      spec.min = 3.5;
+      spec.max = -1.25;
+      spec.sparsity = sparsity;
+      spec.seed = 1234567;
+      const MatrixBlock b = k::cpu::rand_matrix(spec);
+      int64_t bad = 0;
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t c = 0; c < spec.cols; ++c) {
+          k::PhiloxCellStream s(spec.seed, static_cast<uint64_t>(r * spec.cols + c));
+          const bool drawn = k::philox_bernoulli(s.next_u32(), sparsity);
+          const double want = drawn ? spec.min + (spec.max - spec.min) * s.next_double() : 0.0;
+          bad += b.get(r, c) == want ? 0 : 1;
+        }
+      CHECK(bad == 0);
+    }
 }
 
 TEST_CASE("rand uniform: range, mean and variance over 1e5 cells", "[datagen]") {
