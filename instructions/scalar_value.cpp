@@ -60,9 +60,10 @@ int64_t java_long_cast(double v) {
 // results when an operand is deferred; everything else (a print, a predicate, a literal check, a
 // kernel's scalar parameter) converts the value, which waits for the copy then (through
 // gpu::before_host_sync, so a capture ends or a replay launches there, as for any host read).
-// The scope computes its scalars when it closes, and before a nested scope opens: a slot is
-// never rewritten (by the next replay of the same graph) while a scalar still waits for it, and
-// no scalar outlives its GPU session unread. Values are those of the immediate read: the same
+// The scope computes its scalars when it closes, before a nested scope opens and before PARFOR or
+// paramserv start worker threads (DeferScope::finish_all): a slot is never rewritten (by the next
+// replay of the same graph) while a scalar still waits for it, no worker waits on another
+// session's stream, and no scalar outlives its GPU session unread. Values are those of the immediate read: the same
 // element, copied after the same kernels in stream order.
 struct ScalarValue::Deferred {
   std::once_flag once;
@@ -119,6 +120,10 @@ DeferScope::~DeferScope() {
 DeferScope* DeferScope::active(const void* owner) {
   DeferScope* s = t_defer_scope;
   return s != nullptr && s->owner_ == owner ? s : nullptr;
+}
+
+void DeferScope::finish_all() {
+  for (DeferScope* s = t_defer_scope; s != nullptr; s = s->outer_) s->finish();
 }
 
 void DeferScope::finish() {

@@ -72,6 +72,9 @@ class DeferScope {
 
   // The scope open on this thread for `owner`, or null.
   static DeferScope* active(const void* owner);
+  // Computes what every scope open on this thread holds: before worker threads (PARFOR,
+  // paramserv) start, so that none of them waits on another session's stream.
+  static void finish_all();
   void add(const ScalarValue& v) { pending_.push_back(v); }
   // Computes every registered scalar (an error is raised from here).
   void finish();

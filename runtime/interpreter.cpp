@@ -834,6 +834,7 @@ class RankExchange {
 // workers do. Output follows in worker order, then the error of the lowest failing worker.
 void Interpreter::run_workers(int k, const std::function<void(int, inst::Services&)>& body) {
   DMLRT_REQUIRE(k >= 1, RuntimeError, "run_workers: " << k << " workers");
+  inst::DeferScope::finish_all();  // Note [Deferred scalars]: read on this thread first
   std::vector<std::shared_ptr<mem::GpuSession>> gpus;
 #ifdef DMLRT_WITH_CUDA
   if (options_.gpu) gpus = mem::open_worker_sessions(*options_.gpu, k);
@@ -924,6 +925,7 @@ bool Interpreter::run_parfor(const Block& b, inst::ExecutionContext& ec, int64_t
   const int ranks = distributed ? mpi::size() : 1, me = distributed ? mpi::rank() : 0;
   const int k_all = static_cast<int>(std::min<int64_t>({want * ranks, n, 4096}));
   if (k_all < 2) return false;
+  inst::DeferScope::finish_all();  // Note [Deferred scalars]: read on this thread first
   ParforParams chosen = params;
   if (!honour) chosen.partitioner = ParforParams::Partitioner::kUnspecified;
   const std::vector<std::pair<int64_t, int64_t>> tasks = parfor_tasks(chosen, n, k_all);

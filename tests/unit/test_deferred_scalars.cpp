@@ -81,9 +81,14 @@ TEST_CASE("DeferScope: computes what it holds at finish, at its end, before a ne
     }
     CHECK(*calls == 3);
     CHECK(DeferScope::active(&owner) == &outer);
-    outer.add(counted(4, calls));
+    DeferScope other_scope(&other);
+    outer.add(counted(4, calls));  // an outer scope's scalar, added while an inner one is open
+    other_scope.add(counted(5, calls));
+    DeferScope::finish_all();  // every open scope of the thread (before worker threads start)
+    CHECK(*calls == 5);
+    outer.add(counted(6, calls));
   }
-  CHECK(*calls == 4);
+  CHECK(*calls == 6);
   CHECK(DeferScope::active(&owner) == nullptr);
 }
 
