@@ -149,20 +149,25 @@ std::vector<Evictable*> MemoryManager::unpinned_candidates() const {
   return out;
 }
 
-bool MemoryManager::take_cached(size_t cls, cudaStream_t stream, void** out) {
+bool MemoryManager::take_cached(size_t cls, cudaStream_t stream, void** out,
+                                const uintptr_t* prefer, size_t n_prefer) {
   if (cache_count_ == 0) return false;
   auto it = cache_.find(cls);
   if (it == cache_.end()) return false;
   std::vector<CachedBlock>& list = it->second;
-  for (size_t i = list.size(); i-- > 0;) {
-    if (list[i].stream == stream) {
-      *out = list[i].ptr;
-      list.erase(list.begin() + static_cast<std::ptrdiff_t>(i));
-      cached_bytes_ -= cls;
-      --cache_count_;
-      return true;
-    }
-  }
+  const auto take = [&](size_t i) {
+    *out = list[i].ptr;
+    list.erase(list.begin() + static_cast<std::ptrdiff_t>(i));
+    cached_bytes_ -= cls;
+    --cache_count_;
+    return true;
+  };
+  for (size_t k = 0; k < n_prefer; ++k)
+    for (size_t i = list.size(); i-- > 0;)
+      if (reinterpret_cast<uintptr_t>(list[i].ptr) == prefer[k] && list[i].stream == stream)
+        return take(i);
+  for (size_t i = list.size(); i-- > 0;)
+    if (list[i].stream == stream) return take(i);
   return false;
 }
 
@@ -251,6 +256,19 @@ DeviceAllocation MemoryManager::finish(void* ptr, size_t bytes, size_t cls, Allo
     ++stats_->set0_n;
   }
   return a;
+}
+
+DeviceAllocation MemoryManager::allocate_preferring(size_t bytes, AllocLabel what,
+                                                    cudaStream_t stream, const uintptr_t* prefer,
+                                                    size_t n_prefer) {
+  if (bytes == 0) return DeviceAllocation();
+  const size_t cls = size_class(bytes);
+  void* p = nullptr;
+  if (take_cached(cls, stream, &p, prefer, n_prefer)) {
+    ++stats_->alloc_reuse_n;
+    return finish(p, bytes, cls, std::move(what), stream, /*zero=*/false);
+  }
+  return allocate(bytes, std::move(what), stream);
 }
 
 DeviceAllocation MemoryManager::allocate(size_t bytes, AllocLabel what, cudaStream_t stream,

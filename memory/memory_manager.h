@@ -143,6 +143,11 @@ class MemoryManager {
   // errors (Note [Allocation labels]). Zero-filled (ordered on `stream`) when `zero`. Throws
   // OutOfMemory (Note [Allocation ladder]).
   DeviceAllocation allocate(size_t bytes, AllocLabel what, cudaStream_t stream, bool zero = false);
+  // allocate(), taking one of the cached free blocks `prefer` names where one of them (in that
+  // order) is free on `stream`: a CUDA graph replay asks for the buffers its previous replays
+  // used, so its nodes keep their pointers (Note [CUDA graphs], runtime/cuda_graphs.cpp).
+  DeviceAllocation allocate_preferring(size_t bytes, AllocLabel what, cudaStream_t stream,
+                                       const uintptr_t* prefer, size_t n_prefer);
 
   // Objects whose device memory may be taken back. An object unregisters itself before it dies.
   void register_evictable(Evictable* e);
@@ -184,7 +189,8 @@ class MemoryManager {
     cudaStream_t stream;
   };
   void give_back(void* ptr, uint32_t slot);
-  bool take_cached(size_t cls, cudaStream_t stream, void** out);
+  bool take_cached(size_t cls, cudaStream_t stream, void** out, const uintptr_t* prefer = nullptr,
+                   size_t n_prefer = 0);
   void* raw_allocate(size_t cls);
   void raw_release(void* ptr);
   void release_cache_until(size_t target_total);

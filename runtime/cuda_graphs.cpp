@@ -42,7 +42,10 @@ namespace dmlrt::runtime {
 //   a device value, cuDNN algorithm search, cudaFree); a nested instruction list (a function
 //   call, the parts of a fused chain). The instruction where the run ended is marked a boundary
 //   and runs eagerly from then on. Instructions that stay on the host (createvar, rmvar, cpvar,
-//   scalar arithmetic) belong to the run: they are executed again on every replay.
+//   scalar arithmetic) belong to the run: they are executed again on every replay. A run also
+//   ends after kFirstChunk GPU instructions, the next after twice as many, up to kMaxChunk (the
+//   count starts again after an eager instruction): a replay walks its whole run before it
+//   launches, and short first graphs let the device start while the host walks the next.
 // - Scalar results of GPU instructions (a full sum, the cell of a 1x1) do not end a run: under
 //   the DeferScope that run_with_graphs opens for each list run, their copy to a pinned host slot
 //   is a memcpy node of the graph and the scalar is deferred until used (Note [Deferred
@@ -68,7 +71,10 @@ namespace dmlrt::runtime {
 //   results are bound to the recorded names and its temporaries returned; nothing is launched.
 //   Then every graph node whose pointers changed (an input or allocation now at another address)
 //   gets its parameters rewritten (cuGraphExecKernelNodeSetParams, cudaGraphExecMemcpy/Memset-
-//   NodeSetParams: no re-capture), and the graph is launched once. A variant keeps up to three
+//   NodeSetParams: no re-capture), and the graph is launched once. The walk's allocations ask for
+//   the blocks the same allocation got in the last two replays (MemoryManager::
+//   allocate_preferring): a temporary gets its block back, a result that outlives the run (a
+//   weight and its update) alternates between two. A variant keeps up to three
 //   executable instances of its graph, each with the pointers it holds: buffers that alternate
 //   between iterations repeat their pattern, and the instance that holds it needs no updates
 //   (one driver call per node otherwise); a new instance is made while all need updates. A replay
@@ -106,6 +112,11 @@ constexpr uint32_t kNone = UINT32_MAX;
 constexpr int kMinGpuInstructions = 2;  // shorter runs are not worth a graph
 constexpr int kMismatchesToBoundary = 2;
 constexpr int kCapturesBeforeBackoff = 4;
+// A captured run holds at most this many GPU instructions, doubling from kFirstChunk after each
+// eager instruction: a replay launches its graph only after walking it, and the device idles
+// meanwhile; short graphs first let it start while the host walks the next.
+constexpr int kFirstChunk = 4;
+constexpr int kMaxChunk = 64;
 
 // ---------------------------------------------------------------- driver entry points
 
@@ -238,6 +249,10 @@ struct AllocRec {
   size_t bytes = 0;
   mem::AllocLabel label;
   uintptr_t captured = 0;
+  // The blocks the last two replays got, asked for first (MemoryManager::allocate_preferring): a
+  // temporary gets its block back every replay, a result that outlives the run alternates between
+  // two, and the executable instances keep their pointers.
+  uintptr_t recent[2] = {0, 0};
   bool released = false;
   bool output = false;
   uint32_t region = kNone;
@@ -547,6 +562,7 @@ class Recorder final : public gpu::HostSyncHook,
     a.bytes = bytes;
     a.label = what;
     a.captured = reinterpret_cast<uintptr_t>(ptr);
+    a.recent[0] = a.captured;
     v_.instrs.back().allocs.push_back(std::move(a));
   }
   void released(void* ptr) override {
@@ -818,7 +834,7 @@ class Replayer final : public gpu::HostSyncHook,
   // Binds GPU instruction k's results without running it; false (nothing bound) when the
   // symbol table differs from the capture or the walk was flushed meanwhile.
   bool bind(size_t k, Instruction& instr, ExecutionContext& ec, std::string* why) {
-    const InstrRec& r = v_.instrs[k];
+    InstrRec& r = v_.instrs[k];
     for (const ReadRec& x : r.reads)
       if (!read_matches(x, ec)) {
         *why = "'" + x.name + "' differs from the capture";
@@ -846,13 +862,19 @@ class Replayer final : public gpu::HostSyncHook,
     }
     std::vector<mem::DeviceAllocation> allocs;
     allocs.reserve(r.allocs.size());
-    for (const AllocRec& a : r.allocs) {
-      allocs.push_back(gpu_.memory().allocate(a.bytes, a.label, gpu_.stream()));
+    for (AllocRec& a : r.allocs) {
+      allocs.push_back(
+          gpu_.memory().allocate_preferring(a.bytes, a.label, gpu_.stream(), a.recent, 2));
       if (flushed_) {  // an eviction's write-back launched the prefix
         *why = "an allocation waited for the device";
         return false;
       }
-      base_[a.region] = reinterpret_cast<uintptr_t>(allocs.back().data());
+      const auto got = reinterpret_cast<uintptr_t>(allocs.back().data());
+      base_[a.region] = got;
+      if (got != a.recent[0]) {
+        a.recent[1] = a.recent[0];
+        a.recent[0] = got;
+      }
     }
     for (const OutputRec& o : r.outputs) {
       const Value* v = ec.find(o.name);
@@ -1068,7 +1090,7 @@ void bound_cache(mem::GpuSession& gpu, GraphState& gs) {
 
 // Captures from instruction i; returns the index after the last instruction it ran.
 size_t capture(mem::GpuSession& gpu, GraphState& gs, ListState& st, const InstructionList& list,
-               size_t i, ExecutionContext& ec, const GraphCallbacks& cb) {
+               size_t i, int max_gpu, ExecutionContext& ec, const GraphCallbacks& cb) {
   // No kept graph matched: a scalar read from outside that changed since the newest one marks the
   // GPU instruction that read it, as a replay's mismatch does (a batch offset becomes a
   // boundary, so the graphs around it are captured without it).
@@ -1094,7 +1116,7 @@ size_t capture(mem::GpuSession& gpu, GraphState& gs, ListState& st, const Instru
     Hooks hooks(&rec, &rec, &rec);
     ActivityScope active(&rec);
     for (; j < list.size() && rec.capturing(); ++j) {
-      if (j > i && st.boundary[j]) break;
+      if (j > i && (st.boundary[j] || v->gpu_count >= max_gpu)) break;
       rec.start(j);
       cb.run(j);
       if (rec.capturing()) rec.finish_instruction();
@@ -1199,9 +1221,11 @@ void run_with_graphs(mem::GpuSession& gpu, const InstructionList& list, Executio
   }
   size_t i = 0;
   bool captured = false, replayed = false;
+  int chunk = kFirstChunk;
   while (i < n) {
     if (st.boundary[i]) {
       cb.run(i++);
+      chunk = kFirstChunk;
       continue;
     }
     if (const std::shared_ptr<Variant> v = pick(gs, st, i, ec)) {
@@ -1210,8 +1234,9 @@ void run_with_graphs(mem::GpuSession& gpu, const InstructionList& list, Executio
       continue;
     }
     const int64_t before = gpu.stats().graph_captures;
-    i = capture(gpu, gs, st, list, i, ec, cb);
+    i = capture(gpu, gs, st, list, i, chunk, ec, cb);
     captured = captured || gpu.stats().graph_captures != before;
+    chunk = std::min(2 * chunk, kMaxChunk);
   }
   // A list that captures on run after run without replaying waits a while (doubling) before it
   // tries again.

@@ -106,6 +106,33 @@ TEST_CASE("freed blocks are reused for the same size class on the same stream", 
   CHECK(f.stats.alloc_reuse_n == 1);
 }
 
+TEST_CASE("a preferred free block is taken before the most recently freed", "[memory]") {
+  // What a CUDA graph replay asks for: the block its allocation got last time, when it is free.
+  Fixture f(64 * kKiB);
+  void* first = nullptr;
+  void* second = nullptr;
+  {
+    DeviceAllocation a = f.mm->allocate(1000, "a", kStreamA);
+    DeviceAllocation b = f.mm->allocate(1000, "b", kStreamA);
+    first = a.data();
+    second = b.data();
+  }  // b freed first, then a: a is the most recently freed
+  const uintptr_t prefer[2] = {0x1234, reinterpret_cast<uintptr_t>(second)};
+  DeviceAllocation c = f.mm->allocate_preferring(900, "c", kStreamA, prefer, 2);
+  CHECK(c.data() == second);
+  CHECK(f.stats.alloc_reuse_n == 1);
+  // None of the preferred blocks is free: the usual ladder (here the other cached block).
+  DeviceAllocation d = f.mm->allocate_preferring(900, "d", kStreamA, prefer, 2);
+  CHECK(d.data() == first);
+  // A preferred block freed on another stream is not taken; a fresh block is.
+  d.reset();
+  const uintptr_t on_a[1] = {reinterpret_cast<uintptr_t>(first)};
+  DeviceAllocation e = f.mm->allocate_preferring(900, "e", kStreamB, on_a, 1);
+  CHECK(e.data() != first);
+  CHECK(e.data() != second);
+  CHECK(f.mm->live_bytes() == 2 * 1024);
+}
+
 TEST_CASE("zero-byte allocations hold no memory", "[memory]") {
   Fixture f(kKiB);
   DeviceAllocation a = f.mm->allocate(0, "empty", kStreamA);
