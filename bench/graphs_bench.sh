@@ -12,7 +12,7 @@
 #
 # Files in $OUT (six: the device tool brings back at most eight): probe.json, torch.json,
 # tiny_stats.txt, lmcg_off.txt, lmcg_on.txt, graphs_bench.log. Knobs: GRAPHS_STEPS (LeNet steps
-# added to the long run, default 200), GRAPHS_SKIP (space-separated steps to skip: lenet torch
+# added to the long run, default 1000), GRAPHS_SKIP (space-separated steps to skip: lenet torch
 # tiny lmcg).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -27,24 +27,31 @@ mkdir -p "$out"
 log="$out/graphs_bench.log"
 : >"$log"
 dmlrt="$PWD/$carry/dmlrt"
-steps=${GRAPHS_STEPS:-200}
+steps=${GRAPHS_STEPS:-1000}
 skip=" ${GRAPHS_SKIP:-} "
 want() { [[ "$skip" != *" $1 "* ]]; }
 cfg=$(mktemp -d)
 for mode in off on; do
   echo "<root><dmlrt.gpu.graphs>$mode</dmlrt.gpu.graphs></root>" >"$cfg/graphs_$mode.xml"
+  # The 1x1 loop as written: cell-wise fusion would make its body one instruction.
+  echo "<root><dmlrt.gpu.graphs>$mode</dmlrt.gpu.graphs><dmlrt.rewrite.fuse_cellwise>false</dmlrt.rewrite.fuse_cellwise></root>" \
+    >"$cfg/tiny_$mode.xml"
 done
 
 if want lenet; then
-  timeout 240 python3 bench/lenet_graphs_probe.py --dmlrt "$dmlrt" --extra-steps "$steps" \
-    --out "$out/probe.json" >>"$log" 2>&1
+  timeout 300 python3 bench/lenet_graphs_probe.py --dmlrt "$dmlrt" --extra-steps "$steps" \
+    --repeat 3 --out "$out/probe.json" >>"$log" 2>&1
 fi
 if want torch; then
   timeout 180 python3 bench/torch_anchor.py "$out/torch.json" --sections lenet >>"$log" 2>&1
 fi
-if want tiny; then
-  timeout 60 "$dmlrt" -f tests/gpu/data/graphs/tiny.plan -gpu force -config "$cfg/graphs_on.xml" \
-    -stats 10 >"$out/tiny_stats.txt" 2>&1
+if want tiny; then  # graphs on, then off (the eager run's execution time for comparison)
+  : >"$out/tiny_stats.txt"
+  for mode in on off; do
+    echo "== tiny.plan, graphs $mode ==" >>"$out/tiny_stats.txt"
+    timeout 60 "$dmlrt" -f tests/gpu/data/graphs/tiny.plan -gpu force -config \
+      "$cfg/tiny_$mode.xml" -stats 10 >>"$out/tiny_stats.txt" 2>&1
+  done
 fi
 if want lmcg; then
   for mode in off on; do
@@ -55,5 +62,5 @@ fi
 rm -rf "$cfg"
 echo "== graphs_bench: done ==" >>"$log"
 grep -h "\[probe\]\|\[torch\]" "$log"
-grep -h "graph replay host time\|CUDA graphs (" "$out/tiny_stats.txt" 2>/dev/null
+grep -h "== tiny\|graph replay host time\|CUDA graphs (\|Total execution" "$out/tiny_stats.txt" 2>/dev/null
 grep -h "Total execution" "$out"/lmcg_*.txt 2>/dev/null

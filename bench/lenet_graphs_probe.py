@@ -6,6 +6,7 @@ trip count and at that plus --extra-steps, in several variants, each the best of
   eager        dmlrt.gpu.graphs off
   graphs       dmlrt.gpu.graphs on
   graphs+ev    graphs on with every GPU instruction and graph launch timed by CUDA events
+  eager+ev     graphs off, CUDA events on (the heavy hitters give each instruction's GPU time)
   graphs+env   graphs on with environment variables given by --env NAME=VALUE (an experiment)
 
 ms per step = (long run - short run) / extra steps, as bench/lenet_time.py computes it. From the
@@ -36,8 +37,14 @@ def run(dmlrt, plan, dtype, work, config, env_extra, timeout):
     exec_s, _ = lenet_time.parse_stats(p.stdout)
     if p.returncode != 0 or exec_s is None:
         raise RuntimeError(f"dmlrt exited {p.returncode}: {p.stderr[-600:]}")
-    graph_lines = [l.strip() for l in p.stdout.splitlines()
-                   if l.startswith("CUDA graphs") or l.startswith("  graph ")]
+    lines = p.stdout.splitlines()
+    graph_lines = [l.strip() for l in lines
+                   if l.startswith("CUDA graphs") or l.startswith("  graph ") or l.startswith("graph ")]
+    # The heavy hitters (with CUDA events, the GPU time of each instruction): where a step's
+    # device time goes.
+    top = next((k for k, l in enumerate(lines) if l.startswith("Heavy hitter")), None)
+    if top is not None:
+        graph_lines += [l.rstrip() for l in lines[top:top + 42]]
     return exec_s, graph_lines
 
 
@@ -72,6 +79,7 @@ def main(argv):
             "graphs": ("<dmlrt.stats.gpu.events>false</dmlrt.stats.gpu.events>"
                        "<dmlrt.gpu.graphs>on</dmlrt.gpu.graphs>", {}),
             "graphs+ev": ("<dmlrt.gpu.graphs>on</dmlrt.gpu.graphs>", {}),
+            "eager+ev": ("", {}),  # each instruction's GPU time in the heavy hitters
         }
         if args.env:
             configs["graphs+env"] = (configs["graphs"][0], dict(e.split("=", 1) for e in args.env))
