@@ -23,6 +23,8 @@ if [ "$mode" = build ]; then
      "$carry/"
   # The benchmark driver of bench/run.sh (built when DMLRT_BUILD_BENCH is on).
   if [ -f build-gpu/bench/dmlrt_bench ]; then cp build-gpu/bench/dmlrt_bench "$carry/"; fi
+  # The host-side sampling profiler as a preload library (bench/hostprof_preload.cpp).
+  g++ -std=c++17 -O2 -shared -fPIC bench/hostprof_preload.cpp -o "$carry/libhostprof.so" -ldl
   # Debian libraries absent on the GPU machine's image.
   for exe in "$carry"/dmlrt*; do
     ldd "$exe" | awk '/boost|openblas|gfortran|quadmath|fftw/ {print $3}'

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Where the host time of a CUDA-graph replay goes (issue #19), on the GPU machine (no perf there):
+# the 1x1 loop of tests/gpu/data/graphs/tiny.plan at 200000 iterations and the LeNet plan at
+# 3000 extra steps, FP32, both with dmlrt.gpu.graphs on, under the preloaded sampling profiler
+# (bench/hostprof_preload.cpp; the kernel's timer gives about one sample per 4 ms of CPU time).
+#
+#   here:   scripts/gpu-test.sh build
+#   there:  bench/hostprof.sh        with carry ["build-gpu/carry.tar.xz"]
+#
+# Files in $OUT: tiny_prof.txt, lenet_prof.txt (profile_report.py's tables) and hostprof.log.
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+carry=build-gpu/carry
+[ -f build-gpu/carry.tar.xz ] && tar -C build-gpu -xJf build-gpu/carry.tar.xz
+NV=$(python3 -c 'import nvidia,os;print(os.path.dirname(nvidia.__path__[0]))' 2>/dev/null)/nvidia
+export LD_LIBRARY_PATH="$NV/cu13/lib:$NV/cudnn/lib:$PWD/$carry/lib:${LD_LIBRARY_PATH:-}"
+out=${OUT:-/tmp/dmlrt-hostprof}
+mkdir -p "$out"
+work=$(mktemp -d)
+root=$PWD
+export XDG_CACHE_HOME="$work/cache"  # the LeNet warm-up run fills it; the profiled run finds it
+log="$out/hostprof.log"
+echo "<root><dmlrt.gpu.graphs>on</dmlrt.gpu.graphs><dmlrt.rewrite.fuse_cellwise>false</dmlrt.rewrite.fuse_cellwise></root>" >"$work/tiny.xml"
+echo "<root><dmlrt.gpu.graphs>on</dmlrt.gpu.graphs><dmlrt.stats.gpu.events>false</dmlrt.stats.gpu.events></root>" >"$work/lenet.xml"
+sed 's/CP°assignvar°2000·SCALAR·INT64·true°__pred/CP°assignvar°200000·SCALAR·INT64·true°__pred/' \
+  tests/gpu/data/graphs/tiny.plan >"$work/tiny.plan"
+prof() {  # name, working dir, dmlrt arguments...
+  local name=$1 dir=$2
+  shift 2
+  (cd "$dir" && DMLRT_HOSTPROF="$work/$name.raw" LD_PRELOAD="$root/$carry/libhostprof.so" \
+    timeout 200 "$root/$carry/dmlrt" "$@" -stats 12) >>"$log" 2>&1
+  python3 bench/profile_report.py "$work/$name.raw" --binary "$carry/dmlrt" --top 45 \
+    >"$out/${name}_prof.txt" 2>&1
+}
+prof tiny "$PWD" -f "$work/tiny.plan" -gpu force -config "$work/tiny.xml"
+python3 - "$work" <<'PY'
+import os, subprocess, sys
+sys.path.insert(0, "bench")
+import lenet_time
+work = sys.argv[1]
+text = open("bench/lenet/lenet.plan").read()
+nv = lenet_time.plan_arguments(text)
+iters = int(nv["iters"])
+subprocess.run([sys.executable, "bench/lenet/make_inputs.py", "--batch", nv["batch"], "--iters",
+                str(iters), "--dir", os.path.join(work, "in")], check=True, capture_output=True)
+os.makedirs(os.path.join(work, "out"), exist_ok=True)
+open(os.path.join(work, "lenet.plan"), "w").write(lenet_time.with_trip_count(text, iters, iters + 3000))
+PY
+(cd "$work" && timeout 100 "$root/$carry/dmlrt" -f lenet.plan -gpu force \
+  -precision single -config lenet.xml >/dev/null 2>&1)  # fills the algorithm caches
+prof lenet "$work" -f lenet.plan -gpu force -precision single -config lenet.xml
+rm -rf "$work"
+grep -h "Total execution\|replay host time" "$log"
+head -30 "$out/tiny_prof.txt"
+head -30 "$out/lenet_prof.txt"
