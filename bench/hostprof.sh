@@ -27,8 +27,9 @@ sed 's/CP°assignvar°2000·SCALAR·INT64·true°__pred/CP°assignvar°200000·S
 prof() {  # name, working dir, dmlrt arguments...
   local name=$1 dir=$2
   shift 2
-  (cd "$dir" && DMLRT_HOSTPROF="$work/$name.raw" LD_PRELOAD="$root/$carry/libhostprof.so" \
-    timeout 200 "$root/$carry/dmlrt" "$@" -stats 12) >>"$log" 2>&1
+  # Preloaded into dmlrt only (under `timeout` it would write the file too, with no samples).
+  (cd "$dir" && timeout 200 env DMLRT_HOSTPROF="$work/$name.raw" \
+    LD_PRELOAD="$root/$carry/libhostprof.so" "$root/$carry/dmlrt" "$@" -stats 12) >>"$log" 2>&1
   python3 bench/profile_report.py "$work/$name.raw" --binary "$carry/dmlrt" --top 45 \
     >"$out/${name}_prof.txt" 2>&1
 }

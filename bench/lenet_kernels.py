@@ -70,6 +70,7 @@ def ncu_table(cmd, env, cwd, timeout):
     if start < 0:
         raise RuntimeError(f"no ncu table (rc {p.returncode}): {p.stdout[-800:]} {p.stderr[-800:]}")
     table = {}
+    seq = []  # (name, us) in launch order
     for row in csv.DictReader(io.StringIO(p.stdout[start:])):
         if row.get("Metric Name") != "gpu__time_duration.sum":
             continue
@@ -80,7 +81,8 @@ def ncu_table(cmd, env, cwd, timeout):
         e = table.setdefault(name, [0, 0.0])
         e[0] += 1
         e[1] += us
-    return table
+        seq.append((name, us))
+    return table, seq
 
 
 def summary(table, steps):
@@ -123,17 +125,21 @@ def main(argv):
             cmd = [dmlrt, "-f", "long.plan", "-gpu", "force"] + (["-precision", "single"] if dt == "fp32" else [])
             try:
                 subprocess.run(cmd, cwd=work, env=env, capture_output=True, timeout=args.timeout, check=True)
-                t = ncu_table([args.ncu, "--csv", "--metrics", "gpu__time_duration.sum", "--launch-skip",
-                               str(args.skip), "--launch-count", str(args.count)] + cmd,
-                              env, work, args.timeout)
-                steps = max(n for name, (n, _) in t.items() if "dgrad" in name.lower()
-                            or "backward_data" in name.lower()) if any(
-                    "dgrad" in k.lower() for k in t) else 1
-                results[f"dmlrt_{dt}"] = dict(summary(t, steps), table=t)
+                t, seq = ncu_table([args.ncu, "--csv", "--metrics", "gpu__time_duration.sum",
+                                    "--launch-skip", str(args.skip), "--launch-count", str(args.count)]
+                                   + cmd, env, work, args.timeout)
+                # The softmax's row max (uarmax: reduce_rows with Agg<4>) runs once per step.
+                marks = [k for k, (name, _) in enumerate(seq) if "reduce_rows" in name and "Agg<4>" in name]
+                steps = max(1, len(marks))
+                one = seq[marks[0]:marks[1]] if len(marks) >= 2 else []
+                results[f"dmlrt_{dt}"] = dict(summary(t, steps), table=t, one_step=one)
+                print(f"[kernels] dmlrt {dt}: one step in launch order ({len(one)} kernels):")
+                for name, us in one:
+                    print(f"    {us:8.1f} us  {name[:90]}")
             except Exception as e:  # noqa: BLE001 - recorded; the other runs still go
                 results[f"dmlrt_{dt}"] = {"error": f"{type(e).__name__}: {e}"}
             try:
-                t = ncu_table([args.ncu, "--csv", "--profile-from-start", "off", "--metrics",
+                t, _ = ncu_table([args.ncu, "--csv", "--profile-from-start", "off", "--metrics",
                                "gpu__time_duration.sum", sys.executable, "torch_step.py", dt,
                                str(args.steps)], env, work, args.timeout)
                 results[f"torch_{dt}"] = dict(summary(t, args.steps), table=t)

@@ -82,9 +82,16 @@ mem::DeviceMatrix slice_csr_to_dense(mem::GpuSession& gpu, const mem::DeviceMatr
 
 }  // namespace
 
+// A CSR result of at most this many cells is made dense instead: a CSR slice's size is known only
+// after a host read of its nnz (the host waits for every queued kernel, and the device then idles
+// while the host catches up), and a dense result keeps graph-safe ops after it (a mini-batch of
+// one-hot labels, 64 x 10, sliced every training step). 64K cells are 512 KiB in FP64.
+constexpr int64_t kDenseSliceCells = int64_t{1} << 16;
+
 // Dense input: the slice kernel. CSR input: a CSR slice when the result is expected to be sparse
-// (the input's density over the selected cells, SystemDS's format rule), else only the selected
-// rows scattered into a dense result. A scalar output reads one cell (one sync).
+// (the input's density over the selected cells, SystemDS's format rule) and has more than
+// kDenseSliceCells cells, else only the selected rows scattered into a dense result (no host
+// read). A scalar output reads one cell (one sync).
 void RightIndexInstruction::run_gpu(ExecutionContext& ec, mem::GpuSession& gpu) {
   DeviceRead x = gpu_read(ec, gpu, in_);
   const Range r = cells(ec, Dims{x->rows(), x->cols()});
@@ -112,7 +119,7 @@ void RightIndexInstruction::run_gpu(ExecutionContext& ec, mem::GpuSession& gpu) 
     const double expected_nnz = static_cast<double>(x->nnz()) * static_cast<double>(rows) /
                                 static_cast<double>(x->rows()) * static_cast<double>(cols) /
                                 static_cast<double>(x->cols());
-    if (x->index_width() == mem::IndexWidth::k32 &&
+    if (x->index_width() == mem::IndexWidth::k32 && rows * cols > kDenseSliceCells &&
         kernels::MatrixBlock::prefers_sparse(rows, cols,
                                              static_cast<int64_t>(std::ceil(expected_nnz))))
       set_gpu_output(ec, gpu, out_.name, slice_csr(gpu, *x, r0, r1, c0, c1));

@@ -58,8 +58,14 @@ struct GpuStats {
     int64_t largest_from_dev = 0;  // bytes of the largest single device-to-host copy
   };
   std::map<std::string, OpTransfers> by_op;
-  // The instruction running now (its -stats name), set by the interpreter; "" outside any.
-  std::string current_op;
+  // The instruction running now, set by the interpreter: named on demand by current_op_name
+  // (its -stats name; "" outside any), so running an instruction copies no string.
+  const void* current_op = nullptr;
+  std::string (*current_op_name)(const void* op) = nullptr;
+  std::string current_op_label() const {
+    return current_op != nullptr && current_op_name != nullptr ? current_op_name(current_op)
+                                                               : std::string();
+  }
 };
 
 // Note [Transfers by instruction]

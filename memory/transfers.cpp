@@ -176,7 +176,7 @@ DeviceMatrix GpuSession::upload(const kernels::MatrixBlock& block, const std::st
   stats_.to_dev_s += since(t0);
   ++stats_.to_dev_n;
   stats_.to_dev_bytes += static_cast<int64_t>(bytes);
-  GpuStats::OpTransfers& op = stats_.by_op[stats_.current_op];
+  GpuStats::OpTransfers& op = stats_.by_op[stats_.current_op_label()];
   op.to_dev_bytes += static_cast<int64_t>(bytes);
   ++op.to_dev_n;
   return m;
@@ -298,7 +298,7 @@ double GpuSession::read_slot(const HostSlot& slot) {
 }
 
 void GpuSession::count_from_dev(size_t bytes) {
-  GpuStats::OpTransfers& op = stats_.by_op[stats_.current_op];
+  GpuStats::OpTransfers& op = stats_.by_op[stats_.current_op_label()];
   op.from_dev_bytes += static_cast<int64_t>(bytes);
   ++op.from_dev_n;
   op.largest_from_dev = std::max(op.largest_from_dev, static_cast<int64_t>(bytes));

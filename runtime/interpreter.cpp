@@ -307,7 +307,7 @@ void Interpreter::record_gpu_instruction(const inst::Instruction& i, inst::Execu
 #ifdef DMLRT_WITH_CUDA
   mem::GpuSession* gpu = ec.options().gpu.get();
   if (stats_ == nullptr || gpu == nullptr) return;
-  stats_->record("gpu_" + i.stats_name(), 0.0);
+  ++stats_entry(i, /*gpu=*/true).count;
   if (gpu->pending_timings() >= 64)
     gpu->collect_timings([&](const std::string& n, double s) { stats_->add_seconds(n, s); },
                          /*wait=*/false);
@@ -315,6 +315,13 @@ void Interpreter::record_gpu_instruction(const inst::Instruction& i, inst::Execu
   (void)i;
   (void)ec;
 #endif
+}
+
+Statistics::Entry& Interpreter::stats_entry(const inst::Instruction& i, bool gpu) {
+  auto& [plain, on_gpu] = stats_entries_[&i];
+  Statistics::Entry*& e = gpu ? on_gpu : plain;
+  if (e == nullptr) e = &stats_->entry(gpu ? "gpu_" + i.stats_name() : i.stats_name());
+  return *e;
 }
 
 std::string instruction_label(const inst::Instruction& i) {
@@ -376,14 +383,18 @@ void Interpreter::run_instruction(inst::Instruction& i, inst::ExecutionContext& 
   // Transfers are charged to the innermost running instruction (Note [Transfers by instruction]).
   struct CurrentOp {
     mem::GpuStats* s;
-    std::string saved;
-    CurrentOp(mem::GpuStats* st, std::string name) : s(st) {
-      if (s != nullptr) saved = std::exchange(s->current_op, std::move(name));
+    const void* saved = nullptr;
+    CurrentOp(mem::GpuStats* st, const inst::Instruction& op) : s(st) {
+      if (s == nullptr) return;
+      saved = std::exchange(s->current_op, &op);
+      s->current_op_name = [](const void* p) {
+        return static_cast<const inst::Instruction*>(p)->stats_name();
+      };
     }
     ~CurrentOp() {
-      if (s != nullptr) s->current_op = std::move(saved);
+      if (s != nullptr) s->current_op = saved;
     }
-  } current(ec.options().gpu ? &ec.options().gpu->stats() : nullptr, i.stats_name());
+  } current(ec.options().gpu ? &ec.options().gpu->stats() : nullptr, i);
 #endif
   const auto t0 = std::chrono::steady_clock::now();
   const double read0 = read_seconds_;
@@ -391,7 +402,9 @@ void Interpreter::run_instruction(inst::Instruction& i, inst::ExecutionContext& 
     case inst::Ran::kCpu: {
       // A lazy read it triggered is -stats' input read line, not its time (Note [Read time]).
       const std::chrono::duration<double> dt = std::chrono::steady_clock::now() - t0;
-      stats_->record(i.stats_name(), std::max(0.0, dt.count() - (read_seconds_ - read0)));
+      Statistics::Entry& e = stats_entry(i, /*gpu=*/false);
+      e.seconds += std::max(0.0, dt.count() - (read_seconds_ - read0));
+      ++e.count;
       break;
     }
     case inst::Ran::kGpu:
@@ -418,7 +431,7 @@ void Interpreter::run_instructions(const InstructionList& list, inst::ExecutionC
     cb.run = [&](size_t k) { run_checked(*list[k], ec); };
     cb.replayed = [&](size_t k) {  // a graph does its work: its profiler range and count
       const InstructionRange range(*list[k]);
-      if (stats_ != nullptr) stats_->record("gpu_" + list[k]->stats_name(), 0.0);
+      if (stats_ != nullptr) ++stats_entry(*list[k], /*gpu=*/true).count;
     };
     cb.launched = [&] {
       if (stats_ != nullptr) stats_->record("gpu_graph", 0.0);

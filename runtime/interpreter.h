@@ -8,6 +8,7 @@
 #include <iosfwd>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -100,6 +101,9 @@ class Interpreter final : public inst::Services {
   // One instruction through its life cycle (inst::Instruction::run), recorded in -stats.
   void run_instruction(inst::Instruction& i, inst::ExecutionContext& ec);
   void record_gpu_instruction(const inst::Instruction& i, inst::ExecutionContext& ec);
+  // Instruction i's -stats entry, under its name or (gpu) gpu_<name>: looked up by name once per
+  // instruction, then kept (a replayed graph walks ~100 instructions per launch).
+  Statistics::Entry& stats_entry(const inst::Instruction& i, bool gpu);
   // Runs predicate instructions and takes the scalar they left in __pred.
   inst::ScalarValue eval_predicate(const InstructionList& list, inst::ExecutionContext& ec,
                                    const Block& b, const char* what);
@@ -112,6 +116,8 @@ class Interpreter final : public inst::Services {
   const Program& program_;
   std::ostream* out_;
   Statistics* stats_;
+  std::unordered_map<const inst::Instruction*, std::pair<Statistics::Entry*, Statistics::Entry*>>
+      stats_entries_;  // (name, gpu_name) entries by instruction
   inst::RunOptions options_;
   double read_seconds_ = 0.0;  // time in read_matrix so far (Note [Read time])
   bool parfor_worker_ = false;  // a PARFOR worker: its own PARFORs run in order

@@ -18,6 +18,13 @@ class Statistics {
  public:
   // Adds one execution of the instruction named `name` (opcode, gpu_<opcode> or function name).
   void record(const std::string& name, double seconds);
+  struct Entry {
+    double seconds = 0.0;
+    int64_t count = 0;
+  };
+  // The entry of `name`, created empty: it stays at this address for the life of these
+  // statistics (the interpreter keeps it per instruction instead of looking the name up per run).
+  Entry& entry(const std::string& name) { return entries_[name]; }
   // Adds time to an instruction already counted by record (GPU event times arrive later).
   void add_seconds(const std::string& name, double seconds);
   // The GPU session's counters: printed as SystemDS's GPU block when set (a run with a GPU).
@@ -44,10 +51,6 @@ class Statistics {
   // "SystemDS Statistics:"-style block; top_n rows of the heavy-hitter table sorted by time.
   void print(std::ostream& os, int top_n) const;
 
-  struct Entry {
-    double seconds = 0.0;
-    int64_t count = 0;
-  };
   const std::map<std::string, Entry>& entries() const { return entries_; }
 
  private:
