@@ -34,7 +34,7 @@ cfg=$(mktemp -d)
 for mode in off on; do
   echo "<root><dmlrt.gpu.graphs>$mode</dmlrt.gpu.graphs></root>" >"$cfg/graphs_$mode.xml"
   # The 1x1 loop as written: cell-wise fusion would make its body one instruction.
-  echo "<root><dmlrt.gpu.graphs>$mode</dmlrt.gpu.graphs><dmlrt.rewrite.fuse_cellwise>false</dmlrt.rewrite.fuse_cellwise></root>" \
+  echo "<root><dmlrt.gpu.graphs>$mode</dmlrt.gpu.graphs><dmlrt.rewrite.fuse_cellwise>false</dmlrt.rewrite.fuse_cellwise><dmlrt.stats.gpu.events>false</dmlrt.stats.gpu.events></root>" \
     >"$cfg/tiny_$mode.xml"
 done
 

@@ -20,7 +20,7 @@ work=$(mktemp -d)
 root=$PWD
 export XDG_CACHE_HOME="$work/cache"  # the LeNet warm-up run fills it; the profiled run finds it
 log="$out/hostprof.log"
-echo "<root><dmlrt.gpu.graphs>on</dmlrt.gpu.graphs><dmlrt.rewrite.fuse_cellwise>false</dmlrt.rewrite.fuse_cellwise></root>" >"$work/tiny.xml"
+echo "<root><dmlrt.gpu.graphs>on</dmlrt.gpu.graphs><dmlrt.rewrite.fuse_cellwise>false</dmlrt.rewrite.fuse_cellwise><dmlrt.stats.gpu.events>false</dmlrt.stats.gpu.events></root>" >"$work/tiny.xml"
 echo "<root><dmlrt.gpu.graphs>on</dmlrt.gpu.graphs><dmlrt.stats.gpu.events>false</dmlrt.stats.gpu.events></root>" >"$work/lenet.xml"
 sed 's/CP°assignvar°2000·SCALAR·INT64·true°__pred/CP°assignvar°200000·SCALAR·INT64·true°__pred/' \
   tests/gpu/data/graphs/tiny.plan >"$work/tiny.plan"

@@ -75,11 +75,13 @@ def main(argv):
         with open(os.path.join(work, "long.plan"), "w") as f:
             f.write(lenet_time.with_trip_count(text, iters, iters + args.extra_steps))
         configs = {
-            "eager": ("<dmlrt.stats.gpu.events>false</dmlrt.stats.gpu.events>", {}),
+            "eager": ("<dmlrt.stats.gpu.events>false</dmlrt.stats.gpu.events>"
+                      "<dmlrt.gpu.graphs>off</dmlrt.gpu.graphs>", {}),
             "graphs": ("<dmlrt.stats.gpu.events>false</dmlrt.stats.gpu.events>"
                        "<dmlrt.gpu.graphs>on</dmlrt.gpu.graphs>", {}),
             "graphs+ev": ("<dmlrt.gpu.graphs>on</dmlrt.gpu.graphs>", {}),
-            "eager+ev": ("", {}),  # each instruction's GPU time in the heavy hitters
+            # each instruction's GPU time in the heavy hitters
+            "eager+ev": ("<dmlrt.gpu.graphs>off</dmlrt.gpu.graphs>", {}),
         }
         if args.env:
             configs["graphs+env"] = (configs["graphs"][0], dict(e.split("=", 1) for e in args.env))

@@ -38,7 +38,7 @@ struct RuntimeConfig {
   bool cudnn_graph = true;           // dmlrt.gpu.cudnn.graph (graph-API engines for convolutions)
   std::string cudnn_cache_dir;       // dmlrt.gpu.cudnn.cache.dir
   bool persist_gemm_plans = true;    // dmlrt.gpu.gemm.plans.persist
-  bool gpu_graphs = false;           // dmlrt.gpu.graphs: on | off (Note [CUDA graphs])
+  bool gpu_graphs = true;            // dmlrt.gpu.graphs: on | off (Note [CUDA graphs])
   int gpu_graph_cache = 64;          // dmlrt.gpu.graphs.cache: graphs kept per GPU session
   int parfor_workers_per_gpu = 1;    // dmlrt.gpu.parfor.workers.per.gpu (Note [PARFOR on GPUs])
   long long dnn_budget_bytes = -1;   // dmlrt.gpu.dnn.budget (4096, 512M, 8G, ...)

@@ -434,7 +434,9 @@ void Interpreter::run_instructions(const InstructionList& list, inst::ExecutionC
       if (stats_ != nullptr) ++stats_entry(*list[k], /*gpu=*/true).count;
     };
     cb.launched = [&] {
-      if (stats_ != nullptr) stats_->record("gpu_graph", 0.0);
+      if (stats_ == nullptr) return;
+      if (graph_entry_ == nullptr) graph_entry_ = &stats_->entry("gpu_graph");
+      ++graph_entry_->count;
     };
     run_with_graphs(*gpu, list, ec, cb);
     return;

@@ -118,6 +118,7 @@ class Interpreter final : public inst::Services {
   Statistics* stats_;
   std::unordered_map<const inst::Instruction*, std::pair<Statistics::Entry*, Statistics::Entry*>>
       stats_entries_;  // (name, gpu_name) entries by instruction
+  Statistics::Entry* graph_entry_ = nullptr;  // gpu_graph: CUDA graph launches
   inst::RunOptions options_;
   double read_seconds_ = 0.0;  // time in read_matrix so far (Note [Read time])
   bool parfor_worker_ = false;  // a PARFOR worker: its own PARFORs run in order
