@@ -33,8 +33,8 @@ namespace dmlrt::runtime {
 // Note [CUDA graphs]
 // A loop body of small GPU instructions is bound by launches: each instruction costs the host a
 // few microseconds (symbol table, allocation, kernel launch) while its kernels run for less. With
-// dmlrt.gpu.graphs on, the interpreter hands each instruction list to run_with_graphs, which
-// captures runs of consecutive instructions once and replays them:
+// dmlrt.gpu.graphs on (the default), the interpreter hands each instruction list to
+// run_with_graphs, which captures runs of consecutive instructions once and replays them:
 // - A run starts at any instruction not marked as a boundary and extends until one of: the end
 //   of the list; a GPU instruction that is not graph_safe (Instruction::graph_safe: its library
 //   calls may synchronise, or an operand is sparse or host-only); a point where the host waits
