@@ -34,22 +34,10 @@ prof() {  # name, working dir, dmlrt arguments...
     >"$out/${name}_prof.txt" 2>&1
 }
 prof tiny "$PWD" -f "$work/tiny.plan" -gpu force -config "$work/tiny.xml"
-python3 - "$work" <<'PY'
-import os, subprocess, sys
-sys.path.insert(0, "bench")
-import lenet_time
-work = sys.argv[1]
-text = open("bench/lenet/lenet.plan").read()
-nv = lenet_time.plan_arguments(text)
-iters = int(nv["iters"])
-subprocess.run([sys.executable, "bench/lenet/make_inputs.py", "--batch", nv["batch"], "--iters",
-                str(iters), "--dir", os.path.join(work, "in")], check=True, capture_output=True)
-os.makedirs(os.path.join(work, "out"), exist_ok=True)
-open(os.path.join(work, "lenet.plan"), "w").write(lenet_time.with_trip_count(text, iters, iters + 3000))
-PY
-(cd "$work" && timeout 100 "$root/$carry/dmlrt" -f lenet.plan -gpu force \
+python3 -c 'import sys; sys.path.insert(0, "bench"); import lenet_time; lenet_time.prepare_work(sys.argv[1], 3000)' "$work"
+(cd "$work" && timeout 100 "$root/$carry/dmlrt" -f long.plan -gpu force \
   -precision single -config lenet.xml >/dev/null 2>&1)  # fills the algorithm caches
-prof lenet "$work" -f lenet.plan -gpu force -precision single -config lenet.xml
+prof lenet "$work" -f long.plan -gpu force -precision single -config lenet.xml
 rm -rf "$work"
 grep -h "Total execution\|replay host time" "$log"
 head -30 "$out/tiny_prof.txt"

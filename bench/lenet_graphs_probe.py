@@ -59,21 +59,10 @@ def main(argv):
     ap.add_argument("--timeout", type=int, default=120)
     args = ap.parse_args(argv)
     dmlrt = os.path.abspath(args.dmlrt)
-    lenet_dir = os.path.join(HERE, "lenet")
-    text = open(os.path.join(lenet_dir, "lenet.plan")).read()
-    nv = lenet_time.plan_arguments(text)
-    iters, batch = int(nv["iters"]), int(nv["batch"])
     work = tempfile.mkdtemp(prefix="dmlrt-probe-")
     results = []
     try:
-        subprocess.run([sys.executable, os.path.join(lenet_dir, "make_inputs.py"), "--batch", str(batch),
-                        "--iters", str(iters), "--dir", os.path.join(work, "in")],
-                       check=True, capture_output=True, timeout=120)
-        os.makedirs(os.path.join(work, "out"), exist_ok=True)
-        with open(os.path.join(work, "short.plan"), "w") as f:
-            f.write(text)
-        with open(os.path.join(work, "long.plan"), "w") as f:
-            f.write(lenet_time.with_trip_count(text, iters, iters + args.extra_steps))
+        lenet_time.prepare_work(work, args.extra_steps)
         configs = {
             "eager": ("<dmlrt.stats.gpu.events>false</dmlrt.stats.gpu.events>"
                       "<dmlrt.gpu.graphs>off</dmlrt.gpu.graphs>", {}),

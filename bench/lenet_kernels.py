@@ -105,19 +105,10 @@ def main(argv):
     ap.add_argument("--timeout", type=int, default=240)
     args = ap.parse_args(argv)
     dmlrt = os.path.abspath(args.dmlrt)
-    lenet_dir = os.path.join(HERE, "lenet")
-    text = open(os.path.join(lenet_dir, "lenet.plan")).read()
-    nv = lenet_time.plan_arguments(text)
-    iters, batch = int(nv["iters"]), int(nv["batch"])
     work = tempfile.mkdtemp(prefix="dmlrt-kernels-")
     results = {}
     try:
-        subprocess.run([sys.executable, os.path.join(lenet_dir, "make_inputs.py"), "--batch", str(batch),
-                        "--iters", str(iters), "--dir", os.path.join(work, "in")],
-                       check=True, capture_output=True, timeout=120)
-        os.makedirs(os.path.join(work, "out"), exist_ok=True)
-        with open(os.path.join(work, "long.plan"), "w") as f:
-            f.write(lenet_time.with_trip_count(text, iters, iters + 60))
+        lenet_time.prepare_work(work, 60)
         with open(os.path.join(work, "torch_step.py"), "w") as f:
             f.write(TORCH_STEP)
         for dt in [d for d in args.dtypes.split(",") if d]:

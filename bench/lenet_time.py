@@ -72,6 +72,24 @@ def with_trip_count(text, old, new):
     return pat.sub(lambda m: m.group(1) + str(new) + m.group(2), text)
 
 
+def prepare_work(work, extra_steps, lenet_dir=os.path.join(os.path.dirname(os.path.abspath(__file__)), "lenet")):
+    """A scratch folder for the LeNet plan: inputs in work/in (make_inputs.py), work/out, and
+    short.plan (as captured) and long.plan (extra_steps more training steps). Returns the captured
+    (iterations, batch). For the probes (lenet_graphs_probe.py, lenet_kernels.py, hostprof.sh)."""
+    text = open(os.path.join(lenet_dir, "lenet.plan")).read()
+    nv = plan_arguments(text)
+    iters, batch = int(nv["iters"]), int(nv["batch"])
+    subprocess.run([sys.executable, os.path.join(lenet_dir, "make_inputs.py"), "--batch", str(batch),
+                    "--iters", str(iters), "--dir", os.path.join(work, "in")],
+                   check=True, capture_output=True, timeout=120)
+    os.makedirs(os.path.join(work, "out"), exist_ok=True)
+    with open(os.path.join(work, "short.plan"), "w") as f:
+        f.write(text)
+    with open(os.path.join(work, "long.plan"), "w") as f:
+        f.write(with_trip_count(text, iters, iters + extra_steps))
+    return iters, batch
+
+
 def backward_filter_count(heavy):
     return sum(c for name, _, c in heavy if name in ("conv2d_backward_filter", "gpu_conv2d_backward_filter"))
 
