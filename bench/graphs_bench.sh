@@ -16,11 +16,7 @@
 # tiny lmcg).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
-carry=build-gpu/carry
-# Always unpack: the device keeps ignored folders between calls, so build-gpu/carry may be stale.
-[ -f build-gpu/carry.tar.xz ] && tar -C build-gpu -xJf build-gpu/carry.tar.xz
-NV=$(python3 -c 'import nvidia,os;print(os.path.dirname(nvidia.__path__[0]))' 2>/dev/null)/nvidia
-export LD_LIBRARY_PATH="$NV/cu13/lib:$NV/cudnn/lib:$PWD/$carry/lib:${LD_LIBRARY_PATH:-}"
+source bench/device_env.sh  # sets carry, unpacks it, library path
 export PYTHONUNBUFFERED=1
 out=${OUT:-/tmp/dmlrt-graphs-bench}
 mkdir -p "$out"

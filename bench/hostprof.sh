@@ -10,10 +10,7 @@
 # Files in $OUT: tiny_prof.txt, lenet_prof.txt (profile_report.py's tables) and hostprof.log.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
-carry=build-gpu/carry
-[ -f build-gpu/carry.tar.xz ] && tar -C build-gpu -xJf build-gpu/carry.tar.xz
-NV=$(python3 -c 'import nvidia,os;print(os.path.dirname(nvidia.__path__[0]))' 2>/dev/null)/nvidia
-export LD_LIBRARY_PATH="$NV/cu13/lib:$NV/cudnn/lib:$PWD/$carry/lib:${LD_LIBRARY_PATH:-}"
+source bench/device_env.sh  # sets carry, unpacks it, library path
 out=${OUT:-/tmp/dmlrt-hostprof}
 mkdir -p "$out"
 work=$(mktemp -d)
