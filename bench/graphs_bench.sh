@@ -33,17 +33,21 @@ for mode in off on; do
   echo "<root><dmlrt.gpu.graphs>$mode</dmlrt.gpu.graphs><dmlrt.rewrite.fuse_cellwise>false</dmlrt.rewrite.fuse_cellwise><dmlrt.stats.gpu.events>false</dmlrt.stats.gpu.events></root>" \
     >"$cfg/tiny_$mode.xml"
 done
+# Graphs on, runs cut into chunks only once their buffers reach 1 MiB (the 1x1 loop: one launch).
+sed 's|</root>|<dmlrt.gpu.graphs.chunk>1M</dmlrt.gpu.graphs.chunk></root>|' "$cfg/tiny_on.xml" \
+  >"$cfg/tiny_chunk1M.xml"
 
 if want lenet; then
   timeout 300 python3 bench/lenet_graphs_probe.py --dmlrt "$dmlrt" --extra-steps "$steps" \
-    --repeat 3 --out "$out/probe.json" >>"$log" 2>&1
+    --repeat 3 --graphs-config '<dmlrt.gpu.graphs.chunk>1M</dmlrt.gpu.graphs.chunk>' \
+    --out "$out/probe.json" >>"$log" 2>&1
 fi
 if want torch; then
   timeout 180 python3 bench/torch_anchor.py "$out/torch.json" --sections lenet >>"$log" 2>&1
 fi
-if want tiny; then  # graphs on, then off (the eager run's execution time for comparison)
+if want tiny; then  # graphs on, on with chunks from 1 MiB, then off (the eager run for comparison)
   : >"$out/tiny_stats.txt"
-  for mode in on off; do
+  for mode in on chunk1M off; do
     echo "== tiny.plan, graphs $mode ==" >>"$out/tiny_stats.txt"
     timeout 60 "$dmlrt" -f tests/gpu/data/graphs/tiny.plan -gpu force -config \
       "$cfg/tiny_$mode.xml" -stats 10 >>"$out/tiny_stats.txt" 2>&1

@@ -8,6 +8,7 @@ trip count and at that plus --extra-steps, in several variants, each the best of
   graphs+ev    graphs on with every GPU instruction and graph launch timed by CUDA events
   eager+ev     graphs off, CUDA events on (the heavy hitters give each instruction's GPU time)
   graphs+env   graphs on with environment variables given by --env NAME=VALUE (an experiment)
+  graphs+cfg   graphs on with more configuration (--graphs-config XML, an experiment)
 
 ms per step = (long run - short run) / extra steps, as bench/lenet_time.py computes it. From the
 long run it also keeps the "CUDA graphs" lines of -stats (replays, the host time per walked
@@ -56,6 +57,9 @@ def main(argv):
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--dtypes", default="fp64,fp32")
     ap.add_argument("--env", action="append", default=[], help="NAME=VALUE for the graphs+env variant")
+    ap.add_argument("--graphs-config", default="",
+                    help="configuration XML added to graphs on for a graphs+cfg variant, "
+                         "e.g. '<dmlrt.gpu.graphs.chunk>1M</dmlrt.gpu.graphs.chunk>'")
     ap.add_argument("--timeout", type=int, default=120)
     args = ap.parse_args(argv)
     dmlrt = os.path.abspath(args.dmlrt)
@@ -72,6 +76,8 @@ def main(argv):
             # each instruction's GPU time in the heavy hitters
             "eager+ev": ("<dmlrt.gpu.graphs>off</dmlrt.gpu.graphs>", {}),
         }
+        if args.graphs_config:
+            configs["graphs+cfg"] = (configs["graphs"][0] + args.graphs_config, {})
         if args.env:
             configs["graphs+env"] = (configs["graphs"][0], dict(e.split("=", 1) for e in args.env))
         for name, (xml, _) in configs.items():

@@ -67,6 +67,9 @@ struct GpuSessionOptions {
   // graphs] in runtime/cuda_graphs.cpp); dmlrt.gpu.graphs.cache: graphs kept per session (LRU).
   bool graphs = false;
   int graph_cache = 64;
+  // dmlrt.gpu.graphs.chunk: where captured runs are cut into short graphs first (Note [CUDA
+  // graphs]): 0 always, -1 never, N > 0 once the run's buffers reach N bytes.
+  int64_t graph_chunk_bytes = 0;
 };
 
 class GpuSession;

@@ -419,6 +419,19 @@ bool apply_config_key(RuntimeConfig& config, const std::string& key, const std::
     config.gpu_graphs = v == "on" || v == "true";
   } else if (key == "dmlrt.gpu.graphs.cache") {
     config.gpu_graph_cache = static_cast<int>(parse_positive_int(key, value, 1 << 16));
+  } else if (key == "dmlrt.gpu.graphs.chunk") {
+    const std::string v = to_lower(value);
+    if (v == "always")
+      config.gpu_graph_chunk_bytes = 0;
+    else if (v == "never")
+      config.gpu_graph_chunk_bytes = -1;
+    else {
+      const long long n = parse_byte_count_text(value);
+      DMLRT_REQUIRE(n > 0, ParseError,
+                    key << ": expected always, never or a positive byte count such as 1M, got '"
+                        << value << "'");
+      config.gpu_graph_chunk_bytes = n;
+    }
   } else if (key == "dmlrt.gpu.parfor.workers.per.gpu") {
     config.parfor_workers_per_gpu = static_cast<int>(parse_positive_int(key, value, 64));
   } else if (key == "dmlrt.gpu.cudnn.fp32.tolerance") {

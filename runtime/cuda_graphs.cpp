@@ -45,7 +45,9 @@ namespace dmlrt::runtime {
 //   scalar arithmetic) belong to the run: they are executed again on every replay. A run also
 //   ends after kFirstChunk GPU instructions, the next after twice as many, up to kMaxChunk (the
 //   count starts again after an eager instruction): a replay walks its whole run before it
-//   launches, and short first graphs let the device start while the host walks the next.
+//   launches, and short first graphs let the device start while the host walks the next
+//   (dmlrt.gpu.graphs.chunk: always, the default; never; or only once the run's buffers reach a
+//   byte count, so that a loop of tiny instructions stays one launch).
 // - Scalar results of GPU instructions (a full sum, the cell of a 1x1) do not end a run: under
 //   the DeferScope that run_with_graphs opens for each list run, their copy to a pinned host slot
 //   is a memcpy node of the graph and the scalar is deferred until used (Note [Deferred
@@ -1088,6 +1090,17 @@ void bound_cache(mem::GpuSession& gpu, GraphState& gs) {
   }
 }
 
+// Whether a run that holds its chunk's count of GPU instructions ends here
+// (dmlrt.gpu.graphs.chunk): always, never, or once its buffers add up to the given bytes (a loop
+// of tiny instructions gains nothing from an early launch and pays one more per chunk).
+bool chunk_due(const mem::GpuSession& gpu, const Variant& v) {
+  const int64_t min_bytes = gpu.options().graph_chunk_bytes;
+  if (min_bytes <= 0) return min_bytes == 0;
+  size_t bytes = 0;
+  for (const Region& r : v.regions) bytes += r.bytes;
+  return bytes >= static_cast<size_t>(min_bytes);
+}
+
 // Captures from instruction i; returns the index after the last instruction it ran.
 size_t capture(mem::GpuSession& gpu, GraphState& gs, ListState& st, const InstructionList& list,
                size_t i, int max_gpu, ExecutionContext& ec, const GraphCallbacks& cb) {
@@ -1116,7 +1129,7 @@ size_t capture(mem::GpuSession& gpu, GraphState& gs, ListState& st, const Instru
     Hooks hooks(&rec, &rec, &rec);
     ActivityScope active(&rec);
     for (; j < list.size() && rec.capturing(); ++j) {
-      if (j > i && (st.boundary[j] || v->gpu_count >= max_gpu)) break;
+      if (j > i && (st.boundary[j] || (v->gpu_count >= max_gpu && chunk_due(gpu, *v)))) break;
       rec.start(j);
       cb.run(j);
       if (rec.capturing()) rec.finish_instruction();

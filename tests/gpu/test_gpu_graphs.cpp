@@ -30,6 +30,7 @@ struct Setup {
   int cache = 64;
   long long budget = -1;
   mem::DType dtype = mem::DType::kFloat64;
+  int64_t chunk_bytes = 0;  // dmlrt.gpu.graphs.chunk: always
 };
 
 // One folder of timed cuDNN algorithms and GEMM plans for every run of this file: a run loads the
@@ -55,6 +56,7 @@ Run run_graph_plan(const std::string& plan, const Setup& s) {
   o.sync_each_instruction = false;  // graphs need the stream to run ahead
   o.graphs = s.graphs;
   o.graph_cache = s.cache;
+  o.graph_chunk_bytes = s.chunk_bytes;
   o.cudnn_cache_dir = tuning_dir();
   o.persist_gemm_plans = true;
   inst::RunOptions ro;
@@ -167,6 +169,25 @@ TEST_CASE("gpu graphs: a loop body of 1x1 instructions replays; its host time is
   CHECK(on.gpu.graph_walked_instructions >= on.gpu.graph_replayed_instructions);
   CHECK(on.gpu.graph_replay_host_s > 0);
   CHECK_THAT(on.stats, Catch::Matchers::Contains("graph replay host time:"));
+}
+
+TEST_CASE("gpu graphs: runs are cut into chunks always, never, or from a byte count",
+          "[gpu][graphs]") {
+  // The 1x1 loop's eleven GPU instructions: chunks of 4 and 7 by default (two replays per
+  // iteration); one graph with chunking off, and with a 1 MiB threshold its ~100 KB of buffers
+  // never reach.
+  for (int64_t bytes : {int64_t{0}, int64_t{-1}, int64_t{1} << 20}) {
+    Setup s;
+    s.chunk_bytes = bytes;
+    const Run on = same_with_graphs("tiny.plan", s);
+    INFO("chunk bytes " << bytes << "\n" << on.stats);
+    if (bytes == 0) {
+      CHECK(on.gpu.graph_replays >= 2 * 1990);
+    } else {
+      CHECK(on.gpu.graph_replays >= 1990);
+      CHECK(on.gpu.graph_replays <= 2000);
+    }
+  }
 }
 
 TEST_CASE("gpu graphs: a cache of one graph evicts and captures again", "[gpu][graphs]") {

@@ -211,6 +211,7 @@ TEST_CASE("config: the dmlrt cuDNN and DNN budget keys", "[config][dnn]") {
   CHECK(d.parfor_workers_per_gpu == 1);  // SystemDS's rule: one PARFOR worker per GPU
   CHECK(d.gpu_graphs);  // on by default since it wins (bench/RESULTS.md, "CUDA graphs")
   CHECK(d.gpu_graph_cache == 64);
+  CHECK(d.gpu_graph_chunk_bytes == 0);  // always: runs are cut into short graphs first
 
   ConfigMessages messages;
   const RuntimeConfig c = parse(
@@ -223,7 +224,8 @@ TEST_CASE("config: the dmlrt cuDNN and DNN budget keys", "[config][dnn]") {
       "<dmlrt.gpu.cudnn.fp32.tolerance>2.5e-3</dmlrt.gpu.cudnn.fp32.tolerance>\n"
       "<dmlrt.gpu.parfor.workers.per.gpu>4</dmlrt.gpu.parfor.workers.per.gpu>\n"
       "<dmlrt.gpu.graphs>On</dmlrt.gpu.graphs>\n"
-      "<dmlrt.gpu.graphs.cache>3</dmlrt.gpu.graphs.cache>\n",
+      "<dmlrt.gpu.graphs.cache>3</dmlrt.gpu.graphs.cache>\n"
+      "<dmlrt.gpu.graphs.chunk>1M</dmlrt.gpu.graphs.chunk>\n",
       &messages);
   CHECK(messages.warnings.empty());
   CHECK(messages.notes.empty());
@@ -237,6 +239,11 @@ TEST_CASE("config: the dmlrt cuDNN and DNN budget keys", "[config][dnn]") {
   CHECK(c.parfor_workers_per_gpu == 4);
   CHECK(c.gpu_graphs);
   CHECK(c.gpu_graph_cache == 3);
+  CHECK(c.gpu_graph_chunk_bytes == 1LL << 20);
+  CHECK(parse("<dmlrt.gpu.graphs.chunk>Never</dmlrt.gpu.graphs.chunk>\n").gpu_graph_chunk_bytes ==
+        -1);
+  CHECK(parse("<dmlrt.gpu.graphs.chunk>always</dmlrt.gpu.graphs.chunk>\n").gpu_graph_chunk_bytes ==
+        0);
   CHECK_FALSE(parse("<dmlrt.gpu.graphs>off</dmlrt.gpu.graphs>\n").gpu_graphs);
   for (const char* off : {"off", "OFF", "Off"})
     CHECK(std::isinf(parse(std::string("<dmlrt.gpu.cudnn.fp32.tolerance>") + off +
@@ -276,6 +283,10 @@ TEST_CASE("config: bad values of the dmlrt cuDNN keys name file, line and key", 
       {"dmlrt.gpu.parfor.workers.per.gpu", "0", "expected a positive integer, got '0'"},
       {"dmlrt.gpu.graphs", "maybe", "expected on or off, got 'maybe'"},
       {"dmlrt.gpu.graphs.cache", "0", "expected a positive integer, got '0'"},
+      {"dmlrt.gpu.graphs.chunk", "0",
+       "expected always, never or a positive byte count such as 1M, got '0'"},
+      {"dmlrt.gpu.graphs.chunk", "sometimes",
+       "expected always, never or a positive byte count such as 1M, got 'sometimes'"},
       {"dmlrt.gpu.dnn.budget", "-1", std::string(budget_msg) + "-1'"},
       {"dmlrt.gpu.dnn.budget", "12X", std::string(budget_msg) + "12X'"},
       {"dmlrt.gpu.dnn.budget", "G", std::string(budget_msg) + "G'"},
