@@ -6,8 +6,8 @@ each one's duration alone:
 
   dmlrt    the LeNet plan of bench/lenet through the CLI (-gpu force, graphs off: the same
            kernels a replay launches), a window of --count kernels after --skip (past the
-           warm-up steps); the steps in the window are counted by the step's one print
-           (not a kernel) as the number of cuDNN backward-data convolutions, one per step.
+           warm-up steps); the steps in the window are counted by the softmax's row max
+           (a reduce_rows kernel with Agg<4>), which runs once per step.
   torch    bench/torch_anchor.py's step with the plan's work (L2 terms, loss read every step),
            eager, --steps steps between cudaProfilerStart and Stop.
 
@@ -109,11 +109,14 @@ def main(argv):
     results = {}
     try:
         lenet_time.prepare_work(work, 60)
+        with open(os.path.join(work, "eager.xml"), "w") as f:  # graphs are on by default
+            f.write("<root><dmlrt.gpu.graphs>off</dmlrt.gpu.graphs></root>\n")
         with open(os.path.join(work, "torch_step.py"), "w") as f:
             f.write(TORCH_STEP)
         for dt in [d for d in args.dtypes.split(",") if d]:
             env = dict(os.environ, XDG_CACHE_HOME=os.path.join(work, "cache-" + dt))
-            cmd = [dmlrt, "-f", "long.plan", "-gpu", "force"] + (["-precision", "single"] if dt == "fp32" else [])
+            cmd = [dmlrt, "-f", "long.plan", "-gpu", "force", "-config", "eager.xml"] + (
+                ["-precision", "single"] if dt == "fp32" else [])
             try:
                 subprocess.run(cmd, cwd=work, env=env, capture_output=True, timeout=args.timeout, check=True)
                 t, seq = ncu_table([args.ncu, "--csv", "--metrics", "gpu__time_duration.sum",
