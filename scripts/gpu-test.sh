@@ -67,10 +67,10 @@ plans() {  # every integration plan, run by the plan runner; prints "N passed, M
 }
 run_step plans plans
 # Every plan and conformance case once on the CPU and once with -gpu force: same outputs.
-run_step plans_gpu python3 tests/gpu/run_plans_gpu.py --dmlrt "$carry/dmlrt"
+run_step plans_gpu python3 tests/gpu/run_plans_gpu.py --dmlrt "$carry/dmlrt" --jobs 4
 # Issue #19: every plan and conformance case with -gpu force, CUDA graphs on against off: the same
 # outputs bit for bit (Note [CUDA graphs] in runtime/cuda_graphs.cpp).
-run_step plans_graphs python3 tests/gpu/run_plans_gpu.py --dmlrt "$carry/dmlrt" --graphs
+run_step plans_graphs python3 tests/gpu/run_plans_gpu.py --dmlrt "$carry/dmlrt" --graphs --jobs 4
 # Issue #18: with -gpu, no benchmark algorithm copies a data-sized matrix to the host (the
 # "GPU mem tx by instruction" lines of -stats; bench/algo_bench.py --check-transfers).
 run_step transfers python3 bench/algo_bench.py run --dmlrt "$carry/dmlrt" --variants small \

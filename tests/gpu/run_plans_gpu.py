@@ -20,12 +20,18 @@ of a convolution's backward pass differ in the last bits. When they differ, the 
 more and that run is compared: the first may have timed algorithms (among deterministic ones of
 different rounding) that later runs load from the tuning cache.
 
+With --jobs N, N cases run at once (each dmlrt process sizes its GPU budget from the memory free
+when it starts; the cases are small). Each case then has a tuning cache of its own
+($XDG_CACHE_HOME set to a folder of the case), shared by its runs only, so that one case's timed
+algorithms never reach another's runs half-written. Lines are printed in case order.
+
 Usage: python3 tests/gpu/run_plans_gpu.py --dmlrt build/runtime/dmlrt [--case NAME ...] [--keep]
-       [--graphs]
+       [--graphs] [--jobs N]
 Prints PASS/FAIL/SKIP per case and a final line "N passed, M failed". Python standard library only;
 the file readers and comparisons are tests/plans/run_plan.py's.
 """
 import argparse
+import concurrent.futures
 import json
 import os
 import shutil
@@ -50,7 +56,7 @@ VOLATILE_MTD_KEYS = {"author", "created"}
 class Run:
     """One dmlrt execution of a case in its own temporary working directory."""
 
-    def __init__(self, dmlrt, case_dir, spec, extra, label):
+    def __init__(self, dmlrt, case_dir, spec, extra, label, env=None):
         self.label = label
         self.work = tempfile.mkdtemp(prefix=f"dmlrt_gpuplan_{os.path.basename(case_dir)}_{label}_")
         out_dir = os.path.join(self.work, "out")
@@ -62,7 +68,8 @@ class Run:
         self.cmd = [cmd[0]] + extra + cmd[1:]
         timeout = spec.get("timeout_s", 120)
         try:
-            proc = subprocess.run(self.cmd, cwd=self.work, capture_output=True, timeout=timeout)
+            proc = subprocess.run(self.cmd, cwd=self.work, capture_output=True, timeout=timeout,
+                                  env=env)
         except subprocess.TimeoutExpired:
             raise rp.CaseFailure(f"{label} run timed out after {timeout} s: {' '.join(self.cmd)}")
         self.rc = proc.returncode
@@ -186,9 +193,20 @@ GRAPHS_CONFIG = None  # --graphs: -config files with dmlrt.gpu.graphs on, and of
 EAGER_CONFIG = None
 
 
-def run_case(dmlrt, case_dir, keep):
+def run_case(dmlrt, case_dir, keep, own_cache=False):
     """Returns (status, message, details): status PASS, FAIL or SKIP; details are lines to print
-    after the status line (the commands and kept folders of a failing or --keep case)."""
+    after the status line (the commands and kept folders of a failing or --keep case). With
+    own_cache the case's runs share a tuning cache folder of their own (removed afterwards)."""
+    if not own_cache:
+        return run_case_with(dmlrt, case_dir, keep, None)
+    cache = tempfile.mkdtemp(prefix="dmlrt_gpuplan_cache_")
+    try:
+        return run_case_with(dmlrt, case_dir, keep, dict(os.environ, XDG_CACHE_HOME=cache))
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+
+
+def run_case_with(dmlrt, case_dir, keep, env):
     dmlrt, case_dir = os.path.abspath(dmlrt), os.path.abspath(case_dir)
     with open(os.path.join(case_dir, "case.json")) as f:
         spec = json.load(f)
@@ -213,10 +231,10 @@ def run_case(dmlrt, case_dir, keep):
     notes = []
     status, message = "PASS", ""
     try:
-        cpu = Run(dmlrt, case_dir, spec, seed + reference, "gpu" if reference else "cpu")
+        cpu = Run(dmlrt, case_dir, spec, seed + reference, "gpu" if reference else "cpu", env)
         runs.append(cpu)
         for label, flags, rtol, atol, check_nnz in variants:
-            gpu = Run(dmlrt, case_dir, spec, seed + flags, label)
+            gpu = Run(dmlrt, case_dir, spec, seed + flags, label, env)
             runs.append(gpu)
             try:
                 n = compare_runs(cpu, gpu, spec, rtol, atol, check_nnz)
@@ -227,7 +245,7 @@ def run_case(dmlrt, case_dir, keep):
                 # graphs run then loaded from the tuning cache (PARFOR/paramserv workers time
                 # theirs concurrently): another reference run uses the same choices. Graphs and
                 # eager launches must then agree bit for bit.
-                again = Run(dmlrt, case_dir, spec, seed + reference, "gpu-again")
+                again = Run(dmlrt, case_dir, spec, seed + reference, "gpu-again", env)
                 runs.append(again)
                 n = compare_runs(again, gpu, spec, rtol, atol, check_nnz)
                 notes.append("a second reference run (the first timed algorithms)")
@@ -258,7 +276,11 @@ def main():
     ap.add_argument("--keep", action="store_true", help="keep every run's working folder")
     ap.add_argument("--graphs", action="store_true",
                     help="compare -gpu force with CUDA graphs on against off, bit for bit")
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="cases run at once, each with a tuning cache of its own (default 1)")
     a = ap.parse_args()
+    if a.jobs < 1:
+        ap.error(f"--jobs must be at least 1, got {a.jobs}")
     if a.graphs:
         global GRAPHS_CONFIG, EAGER_CONFIG
         cfg_dir = tempfile.mkdtemp(prefix="dmlrt_graphs_cfg_")
@@ -282,9 +304,10 @@ def main():
                 if not a.case or any(s in name for s in a.case):
                     cases.append(d)
     passed = failed = skipped = 0
-    for d in cases:
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs)
+    results = pool.map(lambda d: run_case(dmlrt, d, a.keep, a.jobs > 1), cases)
+    for d, (status, msg, details) in zip(cases, results):
         name = f"{os.path.basename(os.path.dirname(os.path.dirname(d)))}/{os.path.basename(d)}"
-        status, msg, details = run_case(dmlrt, d, a.keep)
         print(f"{status} {name}: {msg}", flush=True)
         for line in details:
             print(line, flush=True)
@@ -294,6 +317,7 @@ def main():
             failed += 1
         else:
             skipped += 1
+    pool.shutdown()
     print(f"{passed} passed, {failed} failed" + (f" ({skipped} skipped)" if skipped else ""))
     return 1 if failed else 0
 
