@@ -33,34 +33,42 @@ for mode in off on; do
   echo "<root><dmlrt.gpu.graphs>$mode</dmlrt.gpu.graphs><dmlrt.rewrite.fuse_cellwise>false</dmlrt.rewrite.fuse_cellwise><dmlrt.stats.gpu.events>false</dmlrt.stats.gpu.events></root>" \
     >"$cfg/tiny_$mode.xml"
 done
-# Graphs on, runs cut into chunks only once their buffers reach 1 MiB (the 1x1 loop: one launch).
-sed 's|</root>|<dmlrt.gpu.graphs.chunk>1M</dmlrt.gpu.graphs.chunk></root>|' "$cfg/tiny_on.xml" \
-  >"$cfg/tiny_chunk1M.xml"
+# Graphs on, every run cut into chunks of 4, 8, ... (the default cuts only once a run's buffers
+# reach 1 MiB: the 1x1 loop is one launch per iteration).
+sed 's|</root>|<dmlrt.gpu.graphs.chunk>always</dmlrt.gpu.graphs.chunk></root>|' "$cfg/tiny_on.xml" \
+  >"$cfg/tiny_always.xml"
 
 if want lenet; then
   timeout 300 python3 bench/lenet_graphs_probe.py --dmlrt "$dmlrt" --extra-steps "$steps" \
-    --repeat 3 --graphs-config '<dmlrt.gpu.graphs.chunk>1M</dmlrt.gpu.graphs.chunk>' \
+    --repeat 3 --graphs-config '<dmlrt.gpu.graphs.chunk>always</dmlrt.gpu.graphs.chunk>' \
     --out "$out/probe.json" >>"$log" 2>&1
 fi
 if want torch; then
   timeout 180 python3 bench/torch_anchor.py "$out/torch.json" --sections lenet >>"$log" 2>&1
 fi
-if want tiny; then  # graphs on, on with chunks from 1 MiB, then off (the eager run for comparison)
+if want tiny; then  # graphs on, on with chunks always, then off; three rounds (host time is noisy)
   : >"$out/tiny_stats.txt"
-  for mode in on chunk1M off; do
-    echo "== tiny.plan, graphs $mode ==" >>"$out/tiny_stats.txt"
-    timeout 60 "$dmlrt" -f tests/gpu/data/graphs/tiny.plan -gpu force -config \
-      "$cfg/tiny_$mode.xml" -stats 10 >>"$out/tiny_stats.txt" 2>&1
+  for round in 1 2 3; do
+    for mode in on always off; do
+      echo "== tiny.plan, graphs $mode (round $round) ==" >>"$out/tiny_stats.txt"
+      timeout 60 "$dmlrt" -f tests/gpu/data/graphs/tiny.plan -gpu force -config \
+        "$cfg/tiny_$mode.xml" -stats 10 >>"$out/tiny_stats.txt" 2>&1
+    done
   done
 fi
-if want lmcg; then
-  for mode in off on; do
-    timeout 120 "$dmlrt" -f bench/algorithms/lmCG_dense.plan -gpu force -config \
-      "$cfg/graphs_$mode.xml" -stats 25 >"$out/lmcg_$mode.txt" 2>&1
+if want lmcg; then  # two rounds each; -stats' total includes CUDA's initialisation (~0.1 s)
+  : >"$out/lmcg_off.txt"
+  : >"$out/lmcg_on.txt"
+  for round in 1 2; do
+    for mode in off on; do
+      echo "== lmCG, graphs $mode (round $round) ==" >>"$out/lmcg_$mode.txt"
+      timeout 120 "$dmlrt" -f bench/algorithms/lmCG_dense.plan -gpu force -config \
+        "$cfg/graphs_$mode.xml" -stats 25 >>"$out/lmcg_$mode.txt" 2>&1
+    done
   done
 fi
 rm -rf "$cfg"
 echo "== graphs_bench: done ==" >>"$log"
 grep -h "\[probe\]\|\[torch\]" "$log"
 grep -h "== tiny\|graph replay host time\|CUDA graphs (\|Total execution" "$out/tiny_stats.txt" 2>/dev/null
-grep -h "Total execution" "$out"/lmcg_*.txt 2>/dev/null
+grep -h "== lmCG\|Total execution\|CUDA/CuLibraries init" "$out"/lmcg_*.txt 2>/dev/null

@@ -69,7 +69,7 @@ struct GpuSessionOptions {
   int graph_cache = 64;
   // dmlrt.gpu.graphs.chunk: where captured runs are cut into short graphs first (Note [CUDA
   // graphs]): 0 always, -1 never, N > 0 once the run's buffers reach N bytes.
-  int64_t graph_chunk_bytes = 0;
+  int64_t graph_chunk_bytes = int64_t{1} << 20;
 };
 
 class GpuSession;

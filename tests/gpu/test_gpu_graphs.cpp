@@ -30,7 +30,7 @@ struct Setup {
   int cache = 64;
   long long budget = -1;
   mem::DType dtype = mem::DType::kFloat64;
-  int64_t chunk_bytes = 0;  // dmlrt.gpu.graphs.chunk: always
+  int64_t chunk_bytes = 0;  // dmlrt.gpu.graphs.chunk: always (the counts below assume chunks)
 };
 
 // One folder of timed cuDNN algorithms and GEMM plans for every run of this file: a run loads the
@@ -175,9 +175,9 @@ TEST_CASE("gpu graphs: a loop body of 1x1 instructions replays; its host time is
 
 TEST_CASE("gpu graphs: runs are cut into chunks always, never, or from a byte count",
           "[gpu][graphs]") {
-  // The 1x1 loop's eleven GPU instructions: chunks of 4 and 7 by default (two replays per
-  // iteration); one graph with chunking off, and with a 1 MiB threshold its ~100 KB of buffers
-  // never reach.
+  // The 1x1 loop's eleven GPU instructions: chunks of 4 and 7 with `always` (two replays per
+  // iteration); one graph with chunking off, and with the default 1 MiB threshold, which its
+  // buffers never reach.
   for (int64_t bytes : {int64_t{0}, int64_t{-1}, int64_t{1} << 20}) {
     Setup s;
     s.chunk_bytes = bytes;

@@ -211,7 +211,7 @@ TEST_CASE("config: the dmlrt cuDNN and DNN budget keys", "[config][dnn]") {
   CHECK(d.parfor_workers_per_gpu == 1);  // SystemDS's rule: one PARFOR worker per GPU
   CHECK(d.gpu_graphs);  // on by default since it wins (bench/RESULTS.md, "CUDA graphs")
   CHECK(d.gpu_graph_cache == 64);
-  CHECK(d.gpu_graph_chunk_bytes == 0);  // always: runs are cut into short graphs first
+  CHECK(d.gpu_graph_chunk_bytes == 1LL << 20);  // 1M: short graphs first once buffers reach 1 MiB
 
   ConfigMessages messages;
   const RuntimeConfig c = parse(
