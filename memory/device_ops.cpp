@@ -58,6 +58,9 @@ DeviceMatrix GpuSession::to_csr(const DeviceMatrix& m, const std::string& what) 
   const size_t isz = i64 ? 8 : 4;
   if (m.size() == 0) return DeviceMatrix::csr(*memory_, m.rows(), m.cols(), 0, m.dtype(), w,
                                               stream(), what);
+  // cuSPARSE's analysis copies the count of nonzeros to the host and waits for it: inside a
+  // captured CUDA graph that copy would only be recorded and the count read unwritten.
+  gpu::before_host_sync("count of nonzeros (dense to CSR)");
   DeviceAllocation row_ptr = scratch(static_cast<size_t>(m.rows() + 1) * isz,
                                      what + " (csr row offsets)");
   gpu::UniqueDnMat dn =

@@ -54,7 +54,8 @@ run_step() {  # name, command...; skipped when steps were named and this is not 
   local rc=$?
   summary+=("$name: rc=$rc  $(grep -E 'test cases|All tests passed|passed, .* failed|skipped' "$out/$name.log" | tail -1)")
 }
-run_step gpu_tests "$carry/dmlrt_gpu_tests"
+# GPU_TESTS_FILTER: a Catch2 test spec for a partial run, e.g. "[graphs],[reorg]".
+run_step gpu_tests "$carry/dmlrt_gpu_tests" ${GPU_TESTS_FILTER:+"$GPU_TESTS_FILTER"}
 run_step unit_tests "$carry/dmlrt_unit_tests" "~[install]"
 plans() {  # every integration plan, run by the plan runner; prints "N passed, M failed"
   local pass=0 fail=0

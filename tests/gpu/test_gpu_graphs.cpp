@@ -138,6 +138,17 @@ TEST_CASE("gpu graphs: host reads end the captured runs; the rest replays", "[gp
   CHECK(on.gpu.graph_replays >= 1);
 }
 
+TEST_CASE("gpu graphs: a diagonal of a dense vector ends the capture where it counts nonzeros",
+          "[gpu][graphs]") {
+  // rdiag makes the vector CSR; cuSPARSE reads the count of nonzeros on the host. Before that was
+  // a host wait, the capture recorded the copy without running it and the CSR diagonal got a
+  // count of whatever the host memory held (multiLogReg: "csr 401x401 nnz=1769735392").
+  const Run on = same_with_graphs("diag.plan", Setup{});
+  INFO(on.stats);
+  CHECK(host_waits(on) > 0);
+  CHECK(on.gpu.graph_replays >= 1);
+}
+
 TEST_CASE("gpu graphs: scalars of full sums stay on the device until printed",
           "[gpu][graphs][deferred]") {
   // Note [Deferred scalars]: the loss and the L2 terms (uasqk+, and tsmm + castdts) are combined
