@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The benchmark algorithms (bench/algorithms/*_{small,sparse}.plan) with -gpu force, CUDA graphs
+# off and on (issue #19: real programs, not only the test plans): each prints one full-precision
+# sum of its model, which must be the same text in both runs. Deterministic cuDNN, one seed,
+# a shared tuning cache warmed by a first run.
+#
+#   here:   scripts/gpu-test.sh build
+#   there:  bench/graphs_algos.sh        with carry ["build-gpu/carry.tar.xz"]
+#
+# Prints one line per plan (SAME / DIFF / FAIL) and the count; exit 1 on any DIFF or FAIL.
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+source bench/device_env.sh  # sets carry, unpacks it, library path
+dmlrt="$PWD/$carry/dmlrt"
+work=$(mktemp -d)
+export XDG_CACHE_HOME="$work/cache"
+det="<dmlrt.gpu.cudnn.deterministic>true</dmlrt.gpu.cudnn.deterministic>"
+for mode in off on; do
+  echo "<root>$det<dmlrt.gpu.graphs>$mode</dmlrt.gpu.graphs></root>" >"$work/$mode.xml"
+done
+bad=0 n=0
+for plan in bench/algorithms/*_small.plan bench/algorithms/*_sparse.plan; do
+  name=$(basename "$plan" .plan)
+  run() { timeout 120 "$dmlrt" -seed 7 -gpu force -config "$work/$1.xml" -f "$plan" 2>&1; }
+  run off >/dev/null  # times algorithms and GEMM plans; later runs load them
+  off=$(run off); rc_off=$?
+  on=$(run on); rc_on=$?
+  n=$((n + 1))
+  if [ $rc_off -ne 0 ] || [ $rc_on -ne 0 ]; then
+    echo "FAIL $name (exit $rc_off off, $rc_on on): $(echo "$on" | tail -1)"; bad=$((bad + 1))
+  elif [ "$off" != "$on" ]; then
+    echo "DIFF $name: off '$off' on '$on'"; bad=$((bad + 1))
+  else
+    echo "SAME $name: $off"
+  fi
+done
+rm -rf "$work"
+echo "graphs_algos: $((n - bad)) of $n plans print the same with graphs on and off"
+[ $bad -eq 0 ]
