@@ -46,9 +46,10 @@ namespace dmlrt::runtime {
 //   ends after kFirstChunk GPU instructions, the next after twice as many, up to kMaxChunk (the
 //   count starts again after an eager instruction): a replay walks its whole run before it
 //   launches, and short first graphs let the device start while the host walks the next. By
-//   default a run is cut so only once its buffers add up to 1 MiB (dmlrt.gpu.graphs.chunk: a
-//   byte count; always; never): a loop of tiny instructions, whose device work is shorter than
-//   a launch, stays one launch per iteration (bench/RESULTS.md, "graphs.chunk").
+//   default a run is cut this way only once its buffers add up to 1 MiB (dmlrt.gpu.graphs.chunk:
+//   a byte count; always; never): a loop of tiny instructions, whose device work is shorter than
+//   a launch, stays one launch per iteration (bench/RESULTS.md, "Runs cut into chunks only from
+//   1 MiB of buffers").
 // - Scalar results of GPU instructions (a full sum, the cell of a 1x1) do not end a run: under
 //   the DeferScope that run_with_graphs opens for each list run, their copy to a pinned host slot
 //   is a memcpy node of the graph and the scalar is deferred until used (Note [Deferred
