@@ -437,21 +437,17 @@ void note_fallback(mem::GpuSession& gpu, const std::string& why) {
   ++gpu.stats().graph_fallbacks[why];
 }
 
-// Instantiates `graph` (throws on failure), counted and timed for -stats.
-cudaGraphExec_t instantiate(mem::GpuStats& stats, cudaGraph_t graph) {
-  const auto t0 = std::chrono::steady_clock::now();
+// Instantiates `graph` (throws on failure).
+cudaGraphExec_t instantiate(cudaGraph_t graph) {
   cudaGraphExec_t exec = nullptr;
   DMLRT_CHECK_CTX(cudaGraphInstantiate(&exec, graph, 0), "CUDA graph instantiation");
-  ++stats.graph_instantiations;
-  stats.graph_instantiate_s +=
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return exec;
 }
 
 // A new executable instance of v's graph, holding the captured pointers.
-std::unique_ptr<Exec> new_exec(mem::GpuStats& stats, const Variant& v) {
+std::unique_ptr<Exec> new_exec(const Variant& v) {
   auto e = std::make_unique<Exec>();
-  e->exec = instantiate(stats, v.graph);
+  e->exec = instantiate(v.graph);
   e->applied.reserve(v.site_count);
   for (const Node& n : v.nodes)
     for (const Site& x : n.sites) e->applied.push_back(x.captured);
@@ -762,7 +758,7 @@ class Recorder final : public gpu::HostSyncHook,
       size_t n = 0;
       DMLRT_CHECK(cudaGraphGetNodes(g, nullptr, &n));
       if (n > 0) {
-        cudaGraphExec_t all = instantiate(gpu_.stats(), g);
+        cudaGraphExec_t all = instantiate(g);
         try {
           launch(gpu_, all, cb_);
         } catch (...) {
@@ -796,7 +792,7 @@ class Recorder final : public gpu::HostSyncHook,
       sites += node.sites.size();
     }
     v_.site_count = sites;
-    v_.execs.push_back(new_exec(gpu_.stats(), v_));
+    v_.execs.push_back(new_exec(v_));
     v_.end = keep_upto;
     kept_ = true;
   }
@@ -920,7 +916,7 @@ class Replayer final : public gpu::HostSyncHook,
       }
     }
     if (need > 0 && v_.execs.size() < kExecsPerVariant) {
-      v_.execs.push_back(new_exec(gpu_.stats(), v_));
+      v_.execs.push_back(new_exec(v_));
       const size_t n = updates_needed(*v_.execs.back(), cut);
       if (n < need) {
         need = n;
@@ -1131,16 +1127,6 @@ size_t capture(mem::GpuSession& gpu, GraphState& gs, ListState& st, const Instru
   auto v = std::make_shared<Variant>();
   v->begin = i;
   size_t j = i;
-  const auto t0 = std::chrono::steady_clock::now();
-  struct CaptureTime {  // counted however the capture ends (kept, dropped, thrown)
-    mem::GpuStats& s;
-    std::chrono::steady_clock::time_point t0;
-    ~CaptureTime() {
-      ++s.graph_capture_runs;
-      s.graph_capture_host_s +=
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    }
-  } timed{gpu.stats(), t0};
   {
     Recorder rec(gpu, st, *v, cb);
     Hooks hooks(&rec, &rec, &rec);

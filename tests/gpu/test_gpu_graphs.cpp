@@ -182,12 +182,6 @@ TEST_CASE("gpu graphs: a loop body of 1x1 instructions replays; its host time is
   CHECK(on.gpu.graph_walked_instructions >= on.gpu.graph_replayed_instructions);
   CHECK(on.gpu.graph_replay_host_s > 0);
   CHECK_THAT(on.stats, Catch::Matchers::Contains("graph replay host time:"));
-  // Captures: each kept one instantiated its graph twice (the launch that does the run's work,
-  // and the instance kept for replays).
-  CHECK(on.gpu.graph_capture_runs >= on.gpu.graph_captures);
-  CHECK(on.gpu.graph_instantiations >= 2 * on.gpu.graph_captures);
-  CHECK(on.gpu.graph_capture_host_s > 0);
-  CHECK_THAT(on.stats, Catch::Matchers::Contains("graph capture host time:"));
 }
 
 TEST_CASE("gpu graphs: runs are cut into chunks always, never, or from a byte count",
