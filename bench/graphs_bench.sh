@@ -71,5 +71,4 @@ rm -rf "$cfg"
 echo "== graphs_bench: done ==" >>"$log"
 grep -h "\[probe\]\|\[torch\]" "$log"
 grep -h "== tiny\|graph replay host time\|CUDA graphs (\|Total execution" "$out/tiny_stats.txt" 2>/dev/null
-grep -h "== lmCG\|Total execution\|CUDA/CuLibraries init\|m_lmCG\|graph capture host time" \
-  "$out"/lmcg_*.txt 2>/dev/null
+grep -h "== lmCG\|Total execution\|CUDA/CuLibraries init\|m_lmCG" "$out"/lmcg_*.txt 2>/dev/null

@@ -100,9 +100,8 @@ namespace dmlrt::runtime {
 // - Results are those of the eager run: the graph holds the same kernels with the same
 //   parameters; only the pointers move. -stats counts captures, replays (and the instructions
 //   they stood for), replays that updated node parameters, re-captures, evicted graphs and
-//   fallbacks by reason, and the host time of replays and of captures (cudaGraphInstantiate's
-//   among it); replayed instructions count in the heavy hitters without a time of their own,
-//   and the launches are timed as gpu_graph.
+//   fallbacks by reason, and the replays' host time; replayed instructions count in the heavy
+//   hitters without a time of their own, and the launches are timed as gpu_graph.
 
 #ifdef DMLRT_WITH_CUDA
 namespace {
