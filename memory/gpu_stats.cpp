@@ -50,6 +50,10 @@ std::string format_gpu_stats(const GpuStats& s, int top_ops) {
          << s.graph_walked_instructions << " instructions ("
          << 1e6 * s.graph_replay_host_s / static_cast<double>(s.graph_walked_instructions)
          << " us each).\n";
+    if (s.graph_capture_runs > 0)
+      os << "  graph capture host time:\t" << s.graph_capture_host_s << " sec for "
+         << s.graph_capture_runs << " runs captured (" << s.graph_instantiations
+         << " instantiations: " << s.graph_instantiate_s << " sec).\n";
     for (const auto& [reason, n] : s.graph_fallbacks)
       os << "  graph fallback: " << reason << ":\t" << n << ".\n";
   }

@@ -50,6 +50,11 @@ struct GpuStats {
   // node updates; the launch call) and the instructions they walked, host ones included.
   double graph_replay_host_s = 0.0;
   int64_t graph_walked_instructions = 0;
+  // Host time of the captures (kept or not: the run's instructions under stream capture, the
+  // node scan, instantiation and the launch that does the run's work), how many were tried, and
+  // the cudaGraphInstantiate calls among them and in replays (a new executable instance).
+  double graph_capture_host_s = 0.0, graph_instantiate_s = 0.0;
+  int64_t graph_capture_runs = 0, graph_instantiations = 0;
   std::map<std::string, int64_t> graph_fallbacks;
 
   // Transfers by the instruction that caused them (Note [Transfers by instruction]).

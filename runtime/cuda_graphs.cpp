@@ -66,7 +66,8 @@ namespace dmlrt::runtime {
 //   any other live block makes the instruction a boundary (it read memory it did not declare).
 //   When the run ends, the captured graph is instantiated and launched: that launch does the
 //   run's work; if the run ended inside an instruction (a host read after some kernels), those
-//   nodes run in that launch but are removed from the graph kept for replay.
+//   nodes run in that launch but are removed from the graph kept for replay (otherwise the
+//   executable instance that ran is the one replays use: one instantiation per capture).
 // - Replay: on a later run of the list, a kept graph whose key matches (the names the run's GPU
 //   instructions read from outside the run: scalar values, matrix shapes) is replayed. The host
 //   walks the run: host-side instructions execute as usual; for a GPU instruction, its recorded
@@ -100,8 +101,9 @@ namespace dmlrt::runtime {
 // - Results are those of the eager run: the graph holds the same kernels with the same
 //   parameters; only the pointers move. -stats counts captures, replays (and the instructions
 //   they stood for), replays that updated node parameters, re-captures, evicted graphs and
-//   fallbacks by reason, and the replays' host time; replayed instructions count in the heavy
-//   hitters without a time of their own, and the launches are timed as gpu_graph.
+//   fallbacks by reason, and the host time of replays and of captures (cudaGraphInstantiate's
+//   among it); replayed instructions count in the heavy hitters without a time of their own,
+//   and the launches are timed as gpu_graph.
 
 #ifdef DMLRT_WITH_CUDA
 namespace {
@@ -436,17 +438,21 @@ void note_fallback(mem::GpuSession& gpu, const std::string& why) {
   ++gpu.stats().graph_fallbacks[why];
 }
 
-// Instantiates `graph` (throws on failure).
-cudaGraphExec_t instantiate(cudaGraph_t graph) {
+// Instantiates `graph` (throws on failure), counted and timed for -stats.
+cudaGraphExec_t instantiate(mem::GpuStats& stats, cudaGraph_t graph) {
+  const auto t0 = std::chrono::steady_clock::now();
   cudaGraphExec_t exec = nullptr;
   DMLRT_CHECK_CTX(cudaGraphInstantiate(&exec, graph, 0), "CUDA graph instantiation");
+  ++stats.graph_instantiations;
+  stats.graph_instantiate_s +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return exec;
 }
 
 // A new executable instance of v's graph, holding the captured pointers.
-std::unique_ptr<Exec> new_exec(const Variant& v) {
+std::unique_ptr<Exec> new_exec(mem::GpuStats& stats, const Variant& v) {
   auto e = std::make_unique<Exec>();
-  e->exec = instantiate(v.graph);
+  e->exec = instantiate(stats, v.graph);
   e->applied.reserve(v.site_count);
   for (const Node& n : v.nodes)
     for (const Site& x : n.sites) e->applied.push_back(x.captured);
@@ -753,19 +759,12 @@ class Recorder final : public gpu::HostSyncHook,
     }
     // Run everything captured once: this is the run's work (timed as a replay is).
     gpu_.set_timing(timing_);
-    {
-      size_t n = 0;
-      DMLRT_CHECK(cudaGraphGetNodes(g, nullptr, &n));
-      if (n > 0) {
-        cudaGraphExec_t all = instantiate(g);
-        try {
-          launch(gpu_, all, cb_);
-        } catch (...) {
-          cudaGraphExecDestroy(all);
-          throw;
-        }
-        cudaGraphExecDestroy(all);  // freed once the launch completes
-      }
+    size_t n = 0;
+    DMLRT_CHECK(cudaGraphGetNodes(g, nullptr, &n));
+    auto ran = std::make_unique<Exec>();  // destroyed (once the launch completes) unless kept
+    if (n > 0) {
+      ran->exec = instantiate(gpu_.stats(), g);
+      launch(gpu_, ran->exec, cb_);
     }
     const size_t kept_instrs = keep_upto > v_.begin ? keep_upto - v_.begin : 0;
     if (!keep || v_.gpu_count < kMinGpuInstructions || kept_instrs == 0) {
@@ -778,12 +777,14 @@ class Recorder final : public gpu::HostSyncHook,
     std::unordered_set<cudaGraphNode_t> keep_set;
     for (size_t i = 0; i < kept_nodes; ++i) keep_set.insert(v_.nodes[i].node);
     v_.nodes.resize(kept_nodes);
-    size_t n = 0;
-    DMLRT_CHECK(cudaGraphGetNodes(g, nullptr, &n));
     std::vector<cudaGraphNode_t> all(n);
     DMLRT_CHECK(cudaGraphGetNodes(g, all.data(), &n));
+    bool dropped = false;
     for (cudaGraphNode_t x : all)
-      if (keep_set.count(x) == 0) DMLRT_CHECK(cudaGraphDestroyNode(x));
+      if (keep_set.count(x) == 0) {
+        DMLRT_CHECK(cudaGraphDestroyNode(x));
+        dropped = true;
+      }
     v_.graph = g;
     size_t sites = 0;
     for (Node& node : v_.nodes) {
@@ -791,7 +792,13 @@ class Recorder final : public gpu::HostSyncHook,
       sites += node.sites.size();
     }
     v_.site_count = sites;
-    v_.execs.push_back(new_exec(v_));
+    if (dropped || ran->exec == nullptr) {
+      v_.execs.push_back(new_exec(gpu_.stats(), v_));
+    } else {  // the instance that just ran holds exactly the kept nodes: replays reuse it
+      for (const Node& node : v_.nodes)
+        for (const Site& x : node.sites) ran->applied.push_back(x.captured);
+      v_.execs.push_back(std::move(ran));
+    }
     v_.end = keep_upto;
     kept_ = true;
   }
@@ -915,7 +922,7 @@ class Replayer final : public gpu::HostSyncHook,
       }
     }
     if (need > 0 && v_.execs.size() < kExecsPerVariant) {
-      v_.execs.push_back(new_exec(v_));
+      v_.execs.push_back(new_exec(gpu_.stats(), v_));
       const size_t n = updates_needed(*v_.execs.back(), cut);
       if (n < need) {
         need = n;
@@ -1126,6 +1133,16 @@ size_t capture(mem::GpuSession& gpu, GraphState& gs, ListState& st, const Instru
   auto v = std::make_shared<Variant>();
   v->begin = i;
   size_t j = i;
+  const auto t0 = std::chrono::steady_clock::now();
+  struct CaptureTime {  // counted however the capture ends (kept, dropped, thrown)
+    mem::GpuStats& s;
+    std::chrono::steady_clock::time_point t0;
+    ~CaptureTime() {
+      ++s.graph_capture_runs;
+      s.graph_capture_host_s +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
+  } timed{gpu.stats(), t0};
   {
     Recorder rec(gpu, st, *v, cb);
     Hooks hooks(&rec, &rec, &rec);

@@ -182,6 +182,14 @@ TEST_CASE("gpu graphs: a loop body of 1x1 instructions replays; its host time is
   CHECK(on.gpu.graph_walked_instructions >= on.gpu.graph_replayed_instructions);
   CHECK(on.gpu.graph_replay_host_s > 0);
   CHECK_THAT(on.stats, Catch::Matchers::Contains("graph replay host time:"));
+  // Captures: each one instantiates its graph once (the launch that did the run's work is the
+  // instance replays use when no node was dropped, as here); replays add up to two instances
+  // per graph for other pointer patterns.
+  CHECK(on.gpu.graph_capture_runs >= on.gpu.graph_captures);
+  CHECK(on.gpu.graph_instantiations >= on.gpu.graph_captures);
+  CHECK(on.gpu.graph_instantiations <= on.gpu.graph_capture_runs + 2 * on.gpu.graph_captures);
+  CHECK(on.gpu.graph_capture_host_s > 0);
+  CHECK_THAT(on.stats, Catch::Matchers::Contains("graph capture host time:"));
 }
 
 TEST_CASE("gpu graphs: runs are cut into chunks always, never, or from a byte count",
