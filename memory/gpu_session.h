@@ -70,6 +70,8 @@ struct GpuSessionOptions {
   // dmlrt.gpu.graphs.chunk: where captured runs are cut into short graphs first (Note [CUDA
   // graphs]): 0 always, -1 never, N > 0 once the run's buffers reach N bytes.
   int64_t graph_chunk_bytes = int64_t{1} << 20;
+  // dmlrt.gpu.graphs.warmup: eager runs of an instruction list before it is captured.
+  int graph_warmup = 2;
 };
 
 class GpuSession;

@@ -432,6 +432,8 @@ bool apply_config_key(RuntimeConfig& config, const std::string& key, const std::
                         << value << "'");
       config.gpu_graph_chunk_bytes = n;
     }
+  } else if (key == "dmlrt.gpu.graphs.warmup") {
+    config.gpu_graph_warmup = static_cast<int>(parse_positive_int(key, value, 1 << 20));
   } else if (key == "dmlrt.gpu.parfor.workers.per.gpu") {
     config.parfor_workers_per_gpu = static_cast<int>(parse_positive_int(key, value, 64));
   } else if (key == "dmlrt.gpu.cudnn.fp32.tolerance") {

@@ -42,6 +42,8 @@ struct RuntimeConfig {
   int gpu_graph_cache = 64;          // dmlrt.gpu.graphs.cache: graphs kept per GPU session
   // dmlrt.gpu.graphs.chunk: always (0) | never (-1) | a byte count (Note [CUDA graphs])
   long long gpu_graph_chunk_bytes = 1LL << 20;
+  // dmlrt.gpu.graphs.warmup: eager runs of an instruction list before it is captured
+  int gpu_graph_warmup = 2;
   int parfor_workers_per_gpu = 1;    // dmlrt.gpu.parfor.workers.per.gpu (Note [PARFOR on GPUs])
   long long dnn_budget_bytes = -1;   // dmlrt.gpu.dnn.budget (4096, 512M, 8G, ...)
   // dmlrt.gpu.cudnn.fp32.tolerance: the norm-wise error an FP32 convolution algorithm may show

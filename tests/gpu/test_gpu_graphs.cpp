@@ -31,6 +31,7 @@ struct Setup {
   long long budget = -1;
   mem::DType dtype = mem::DType::kFloat64;
   int64_t chunk_bytes = 0;  // dmlrt.gpu.graphs.chunk: always (the counts below assume chunks)
+  int warmup = 1;           // dmlrt.gpu.graphs.warmup: captured on the second run (the counts too)
 };
 
 // One folder of timed cuDNN algorithms and GEMM plans for every run of this file: a run loads the
@@ -57,6 +58,7 @@ Run run_graph_plan(const std::string& plan, const Setup& s) {
   o.graphs = s.graphs;
   o.graph_cache = s.cache;
   o.graph_chunk_bytes = s.chunk_bytes;
+  o.graph_warmup = s.warmup;
   o.cudnn_cache_dir = tuning_dir();
   o.persist_gemm_plans = true;
   inst::RunOptions ro;
@@ -236,6 +238,41 @@ TEST_CASE("gpu graphs: function calls, one recursive, inside a graphed body", "[
   INFO(on.stats);
   CHECK(on.gpu.graph_captures >= 1);
   CHECK(on.gpu.graph_replays >= 1);
+}
+
+TEST_CASE("gpu graphs: a function called twice is not captured with the default warm-up",
+          "[gpu][graphs]") {
+  // dmlrt.gpu.graphs.warmup: a list is captured on its third run by default, so the blocks of a
+  // builtin called twice (the bench's second calls) run eagerly both times; with a warm-up of 1
+  // the second call captures (graphs never replayed: the cost the default avoids).
+  Setup s;
+  s.warmup = 1;
+  const Run one = same_with_graphs("twice.plan", s);  // also runs it twice with graphs off
+  s.graphs = true;
+  s.warmup = 2;
+  const Run two = run_graph_plan("twice.plan", s);
+  INFO(two.error << "\n" << two.stats);
+  REQUIRE(two.error.empty());
+  CHECK(two.gpu.graph_capture_runs == 0);
+  CHECK(two.gpu.graph_captures == 0);
+  INFO(one.stats);
+  CHECK(one.gpu.graph_captures >= 1);
+  CHECK(one.gpu.graph_replays == 0);
+  CHECK(one.out == two.out);
+}
+
+TEST_CASE("gpu graphs: a loop is captured after the configured warm-up", "[gpu][graphs]") {
+  // tiny.plan: 2000 iterations, one graph per iteration when runs are never cut into chunks.
+  Setup s;
+  s.chunk_bytes = -1;
+  for (int warmup : {1, 2, 5}) {
+    INFO("warmup " << warmup);
+    s.warmup = warmup;
+    const Run on = same_with_graphs("tiny.plan", s);
+    INFO(on.stats);
+    CHECK(on.gpu.graph_captures == 1);
+    CHECK(on.gpu.graph_replays == 2000 - warmup - 1);
+  }
 }
 
 TEST_CASE("gpu graphs: a convolution training step replays", "[gpu][graphs]") {
