@@ -8,11 +8,15 @@
 #   there:  bench/graphs_algos.sh        with carry ["build-gpu/carry.tar.xz"]
 #
 # Prints one line per plan (SAME / DIFF / FAIL) and the count; exit 1 on any DIFF or FAIL. Then
-# times the *_dense_twice plans' second call with graphs off and on (TIME lines).
+# times the *_dense_twice plans' second call with graphs off and on (TIME lines). Everything it
+# prints also goes to $OUT/graphs_algos.txt.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 source bench/device_env.sh  # sets carry, unpacks it, library path
 dmlrt="$PWD/$carry/dmlrt"
+out=${OUT:-/tmp/dmlrt-graphs-algos}
+mkdir -p "$out"
+exec > >(tee "$out/graphs_algos.txt") 2>&1  # kept whole: a device call returns only a tail
 work=$(mktemp -d)
 export XDG_CACHE_HOME="$work/cache"
 det="<dmlrt.gpu.cudnn.deterministic>true</dmlrt.gpu.cudnn.deterministic>"
