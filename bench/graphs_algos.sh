@@ -44,7 +44,10 @@ echo "graphs_algos: $((n - bad)) of $n plans print the same with graphs on and o
 # builtin's second call timed by the script): rounds alternate off and on; medians. Measured,
 # not asserted. GRAPHS_ALGOS_ROUNDS=0 skips it.
 rounds=${GRAPHS_ALGOS_ROUNDS:-3}
-median() { sort -g | awk '{a[NR] = $1} END {if (NR) print (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2)}'; }
+median() {
+  sort -g | awk '{a[NR] = $1}
+    END {if (NR) print (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2)}'
+}
 for plan in bench/algorithms/*_dense_twice.plan; do
   [ "$rounds" -gt 0 ] || break
   name=$(basename "$plan" _dense_twice.plan)
