@@ -72,6 +72,9 @@ struct GpuSessionOptions {
   int64_t graph_chunk_bytes = int64_t{1} << 20;
   // dmlrt.gpu.graphs.warmup: eager runs of an instruction list before it is captured.
   int graph_warmup = 2;
+  // dmlrt.gpu.graphs.device.bound: lists whose device time is this many times their host time
+  // stay eager (Note [Device-bound lists] in runtime/cuda_graphs.cpp); 0 never.
+  double graph_device_bound = 4.0;
 };
 
 class GpuSession;

@@ -25,8 +25,10 @@ bool parse_bool(const std::string& key, const std::string& value) {
   DMLRT_FAIL(ParseError, key << ": expected true or false, got '" << value << "'");
 }
 
-// A positive finite number, or "off" (case-insensitive) for infinity.
-double parse_tolerance(const std::string& key, const std::string& value) {
+// A positive finite number, or "off" (case-insensitive) for infinity; `example` is quoted in the
+// error.
+double parse_positive_or_off(const std::string& key, const std::string& value,
+                             const char* example) {
   std::string lower = value;
   for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   if (lower == "off") return std::numeric_limits<double>::infinity();
@@ -34,7 +36,8 @@ double parse_tolerance(const std::string& key, const std::string& value) {
   const double v = value.empty() ? 0.0 : std::strtod(value.c_str(), &end);
   DMLRT_REQUIRE(!value.empty() && end != nullptr && *end == '\0' && std::isfinite(v) && v > 0,
                 ParseError,
-                key << ": expected a positive number such as 1e-4, or off, got '" << value << "'");
+                key << ": expected a positive number such as " << example << ", or off, got '"
+                    << value << "'");
   return v;
 }
 
@@ -432,12 +435,15 @@ bool apply_config_key(RuntimeConfig& config, const std::string& key, const std::
                         << value << "'");
       config.gpu_graph_chunk_bytes = n;
     }
+  } else if (key == "dmlrt.gpu.graphs.device.bound") {
+    const double r = parse_positive_or_off(key, value, "4");
+    config.gpu_graph_device_bound = std::isinf(r) ? 0.0 : r;
   } else if (key == "dmlrt.gpu.graphs.warmup") {
     config.gpu_graph_warmup = static_cast<int>(parse_positive_int(key, value, 1 << 20));
   } else if (key == "dmlrt.gpu.parfor.workers.per.gpu") {
     config.parfor_workers_per_gpu = static_cast<int>(parse_positive_int(key, value, 64));
   } else if (key == "dmlrt.gpu.cudnn.fp32.tolerance") {
-    config.fp32_conv_tolerance = parse_tolerance(key, value);
+    config.fp32_conv_tolerance = parse_positive_or_off(key, value, "1e-4");
   } else if (key == "dmlrt.gpu.dnn.budget") {
     config.dnn_budget_bytes = parse_byte_count(key, value);
   } else if (key == "dmlrt.rewrite.fuse_conv_relu") {

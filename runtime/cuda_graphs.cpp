@@ -58,7 +58,8 @@ namespace dmlrt::runtime {
 // - Capture is stream capture (relaxed mode) of the session's stream while the instructions run
 //   as usual, on the list's third run (dmlrt.gpu.graphs.warmup, 2 eager runs: the first warms
 //   up algorithm choices and GEMM plans; a capture costs about 0.1 ms of host time, which a list
-//   run only twice, such as the blocks of a builtin called twice, would never win back).
+//   run only twice, such as the blocks of a builtin called twice, would never win back), unless
+//   the last eager run was device-bound (Note [Device-bound lists]).
 //   Hooks record, per GPU instruction: the symbol-table names it read with their values (scalars)
 //   or shapes (matrices), the device copies it read (acquire_device_read), the blocks it
 //   allocated and returned, the dense results it bound (set_device_result), and the graph nodes
@@ -120,6 +121,9 @@ constexpr uint32_t kNone = UINT32_MAX;
 constexpr int kMinGpuInstructions = 2;  // shorter runs are not worth a graph
 constexpr int kMismatchesToBoundary = 2;
 constexpr int kCapturesBeforeBackoff = 4;
+// A measured run is device-bound only from this much device time (Note [Device-bound lists]): a
+// run of host instructions, or a few tiny kernels, measures microseconds either way.
+constexpr double kDeviceBoundMinSeconds = 100e-6;
 // A captured run holds at most this many GPU instructions, doubling from kFirstChunk after each
 // eager instruction: a replay launches its graph only after walking it, and the device idles
 // meanwhile; short graphs first let it start while the host walks the next.
@@ -306,6 +310,21 @@ struct Variant {
   }
 };
 
+// The device time and host time of one eager run of a list (Note [Device-bound lists]): events
+// recorded on the session's stream around the run, read before the next run tries graphs.
+struct RunProbe {
+  cudaEvent_t start = nullptr, end = nullptr;
+  double host_s = 0.0;
+  bool pending = false;  // recorded, not yet read
+  RunProbe() = default;
+  RunProbe(const RunProbe&) = delete;
+  RunProbe& operator=(const RunProbe&) = delete;
+  ~RunProbe() {
+    if (start != nullptr) cudaEventDestroy(start);
+    if (end != nullptr) cudaEventDestroy(end);
+  }
+};
+
 struct ListState {
   uint64_t runs = 0;
   std::vector<uint8_t> boundary;
@@ -316,6 +335,7 @@ struct ListState {
   int captures_without_replay = 0;
   int backoff = 0;
   uint64_t eager_until = 0;
+  RunProbe probe;
 };
 
 struct GraphState final : mem::GpuSession::Extension {
@@ -416,6 +436,68 @@ class Hooks {
   mem::GraphHook* g_;
   inst::GraphWatch* w_;
 };
+
+// Note [Device-bound lists]
+// A graph saves the host its launches; where the device's work dwarfs them (lmCG's loop body: a
+// 0.4 ms product with an 800 MB matrix, launched in a few microseconds) the launches are hidden
+// behind it and a replay gains next to nothing, while the capture costs about 0.1 ms of host time
+// per graph, which a loop of 20 iterations does not win back (bench/RESULTS.md, "Device-bound
+// lists"). So the last eager run before a list tries graphs is measured: CUDA events around it on
+// the session's stream give the device's time from its first instruction's work to its last; the
+// steady clock gives the host's, summed over the instructions that did not wait for the device
+// (a hook counts gpu::before_host_sync calls: lmCG's body waits twice, for scalars that kernels
+// take as parameters, and those waits are device time). Before the next run the host waits for
+// the second event (once per measurement); a device time dmlrt.gpu.graphs.device.bound (default
+// 4) or more times the host's, and at least 0.1 ms, keeps the list eager for 1, 2, 4, ... runs,
+// after which it is measured again: a list whose data shrinks, or whose host work grows, is
+// captured then. -stats counts each decision as a fallback, "device-bound: ...". A host-bound run
+// (small instructions, LeNet's step) measures a device time close to its host time and is
+// captured.
+
+void record_probe(mem::GpuSession& gpu, cudaEvent_t& ev) {
+  if (ev == nullptr) DMLRT_CHECK_CTX(cudaEventCreate(&ev), "CUDA graphs: run probe event");
+  DMLRT_CHECK_CTX(cudaEventRecord(ev, gpu.stream()), "CUDA graphs: run probe event");
+}
+
+// Counts the host waits of a measured run (Note [Device-bound lists]).
+struct WaitCounter final : gpu::HostSyncHook {
+  int64_t waits = 0;
+  void host_sync(const char*) override { ++waits; }
+};
+
+// Runs the list's n instructions eagerly, measured into `p`: the host's time counts only the
+// instructions that did not wait for the device.
+void measured_run(mem::GpuSession& gpu, RunProbe& p, size_t n, const GraphCallbacks& cb) {
+  WaitCounter counter;
+  Hooks hooks(&counter, nullptr, nullptr);
+  record_probe(gpu, p.start);
+  double host_s = 0.0;
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t waits = counter.waits;
+    const auto t0 = std::chrono::steady_clock::now();
+    cb.run(i);
+    if (counter.waits == waits)
+      host_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  record_probe(gpu, p.end);
+  p.host_s = host_s;
+  p.pending = true;
+}
+
+// Reads a pending probe of `st`: true when its device time was at least the configured multiple
+// of its host time.
+bool device_bound(mem::GpuSession& gpu, ListState& st) {
+  RunProbe& p = st.probe;
+  if (!p.pending) return false;
+  p.pending = false;
+  const double ratio = gpu.options().graph_device_bound;
+  if (ratio <= 0) return false;
+  DMLRT_CHECK_CTX(cudaEventSynchronize(p.end), "CUDA graphs: run probe event");
+  float ms = 0.0f;
+  DMLRT_CHECK_CTX(cudaEventElapsedTime(&ms, p.start, p.end), "CUDA graphs: run probe event");
+  const double device_s = 1e-3 * ms;
+  return device_s >= kDeviceBoundMinSeconds && device_s >= ratio * p.host_s;
+}
 
 // A capture or replay in progress on this thread: a nested list interrupts it.
 class Activity {
@@ -1248,9 +1330,22 @@ void run_with_graphs(mem::GpuSession& gpu, const InstructionList& list, Executio
     st.mismatches.assign(n, 0);
   }
   ++st.runs;
-  if (st.runs <= static_cast<uint64_t>(gpu.options().graph_warmup) ||
-      st.runs <= st.eager_until) {
-    for (size_t i = 0; i < n; ++i) cb.run(i);
+  const uint64_t warmup = static_cast<uint64_t>(gpu.options().graph_warmup);
+  if (st.runs > warmup && st.runs > st.eager_until && device_bound(gpu, st)) {
+    // Note [Device-bound lists]: eager for a while (doubling), then measured again.
+    st.eager_until = st.runs + (uint64_t{1} << std::min(st.backoff, 10)) - 1;
+    st.backoff = std::min(st.backoff + 1, 10);
+    note_fallback(gpu, "device-bound: launches hidden behind the device's work");
+  }
+  if (st.runs <= warmup || st.runs <= st.eager_until) {
+    // The last eager run before graphs are tried is measured.
+    const bool measure =
+        gpu.options().graph_device_bound > 0 && (st.runs == warmup || st.runs == st.eager_until);
+    if (measure) {
+      measured_run(gpu, st.probe, n, cb);
+    } else {
+      for (size_t i = 0; i < n; ++i) cb.run(i);
+    }
     defer.finish();
     return;
   }

@@ -63,6 +63,7 @@ std::shared_ptr<mem::GpuSession> open_gpu_for_run(const Program& program, inst::
   o.graph_cache = config.gpu_graph_cache;
   o.graph_chunk_bytes = config.gpu_graph_chunk_bytes;
   o.graph_warmup = config.gpu_graph_warmup;
+  o.graph_device_bound = config.gpu_graph_device_bound;
   o.fp32_conv_tolerance = config.fp32_conv_tolerance;
   std::shared_ptr<mem::GpuSession> s = mem::open_gpu_session(o, reason);
 #ifdef DMLRT_WITH_CUDA

@@ -32,6 +32,7 @@ struct Setup {
   mem::DType dtype = mem::DType::kFloat64;
   int64_t chunk_bytes = 0;  // dmlrt.gpu.graphs.chunk: always (the counts below assume chunks)
   int warmup = 1;           // dmlrt.gpu.graphs.warmup: captured on the second run (the counts too)
+  double device_bound = 0;  // dmlrt.gpu.graphs.device.bound: off (the counts assume captures)
 };
 
 // One folder of timed cuDNN algorithms and GEMM plans for every run of this file: a run loads the
@@ -59,6 +60,7 @@ Run run_graph_plan(const std::string& plan, const Setup& s) {
   o.graph_cache = s.cache;
   o.graph_chunk_bytes = s.chunk_bytes;
   o.graph_warmup = s.warmup;
+  o.graph_device_bound = s.device_bound;
   o.cudnn_cache_dir = tuning_dir();
   o.persist_gemm_plans = true;
   inst::RunOptions ro;
@@ -273,6 +275,40 @@ TEST_CASE("gpu graphs: a loop is captured after the configured warm-up", "[gpu][
     CHECK(on.gpu.graph_captures == 1);
     CHECK(on.gpu.graph_replays == 2000 - warmup - 1);
   }
+}
+
+TEST_CASE("gpu graphs: a device-bound loop body stays eager, a host-bound one is captured",
+          "[gpu][graphs]") {
+  // Note [Device-bound lists]: devbound.plan's body is a product with an 800 MB matrix (a few
+  // launches, ~0.4 ms of device work), measured against the default ratio of 4: it is not
+  // captured, and is measured again after 1, 2, 4, ... eager runs. tiny.plan's 1x1 body is host
+  // bound: captured as before.
+  Setup s;
+  s.device_bound = 4;
+  s.warmup = 2;
+  const Run big = same_with_graphs("devbound.plan", s);
+  INFO(big.stats);
+  CHECK(big.gpu.graph_captures == 0);
+  CHECK(big.gpu.graph_capture_runs == 0);
+  // 30 iterations: measured after run 2, then eager 1, 2, 4, 8, 16 runs: 5 decisions
+  const std::string why = "device-bound: launches hidden behind the device's work";
+  const auto bound = big.gpu.graph_fallbacks.find(why);
+  REQUIRE(bound != big.gpu.graph_fallbacks.end());
+  CHECK(bound->second == 5);
+  CHECK_THAT(big.stats, Catch::Matchers::Contains("graph fallback: device-bound"));
+  s.device_bound = 0;  // off: captured on the third run
+  const Run off = same_with_graphs("devbound.plan", s);
+  INFO(off.stats);
+  CHECK(off.gpu.graph_captures >= 1);
+  CHECK(off.gpu.graph_replays >= 20);
+  CHECK(off.out == big.out);
+  s.device_bound = 4;
+  s.chunk_bytes = -1;
+  const Run tiny = same_with_graphs("tiny.plan", s);
+  INFO(tiny.stats);
+  CHECK(tiny.gpu.graph_captures == 1);
+  CHECK(tiny.gpu.graph_replays == 2000 - 3);
+  CHECK(tiny.gpu.graph_fallbacks.count(why) == 0);
 }
 
 TEST_CASE("gpu graphs: a convolution training step replays", "[gpu][graphs]") {

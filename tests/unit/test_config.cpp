@@ -213,6 +213,7 @@ TEST_CASE("config: the dmlrt cuDNN and DNN budget keys", "[config][dnn]") {
   CHECK(d.gpu_graph_cache == 64);
   CHECK(d.gpu_graph_chunk_bytes == 1LL << 20);  // 1M: short graphs first once buffers reach 1 MiB
   CHECK(d.gpu_graph_warmup == 2);  // a list is captured on its third run
+  CHECK(d.gpu_graph_device_bound == 4.0);
 
   ConfigMessages messages;
   const RuntimeConfig c = parse(
@@ -227,7 +228,8 @@ TEST_CASE("config: the dmlrt cuDNN and DNN budget keys", "[config][dnn]") {
       "<dmlrt.gpu.graphs>On</dmlrt.gpu.graphs>\n"
       "<dmlrt.gpu.graphs.cache>3</dmlrt.gpu.graphs.cache>\n"
       "<dmlrt.gpu.graphs.chunk>1M</dmlrt.gpu.graphs.chunk>\n"
-      "<dmlrt.gpu.graphs.warmup>5</dmlrt.gpu.graphs.warmup>\n",
+      "<dmlrt.gpu.graphs.warmup>5</dmlrt.gpu.graphs.warmup>\n"
+      "<dmlrt.gpu.graphs.device.bound>2.5</dmlrt.gpu.graphs.device.bound>\n",
       &messages);
   CHECK(messages.warnings.empty());
   CHECK(messages.notes.empty());
@@ -243,6 +245,9 @@ TEST_CASE("config: the dmlrt cuDNN and DNN budget keys", "[config][dnn]") {
   CHECK(c.gpu_graph_cache == 3);
   CHECK(c.gpu_graph_chunk_bytes == 1LL << 20);
   CHECK(c.gpu_graph_warmup == 5);
+  CHECK(c.gpu_graph_device_bound == 2.5);
+  CHECK(parse("<dmlrt.gpu.graphs.device.bound>off</dmlrt.gpu.graphs.device.bound>\n")
+            .gpu_graph_device_bound == 0.0);
   CHECK(parse("<dmlrt.gpu.graphs.chunk>Never</dmlrt.gpu.graphs.chunk>\n").gpu_graph_chunk_bytes ==
         -1);
   CHECK(parse("<dmlrt.gpu.graphs.chunk>always</dmlrt.gpu.graphs.chunk>\n").gpu_graph_chunk_bytes ==
@@ -289,6 +294,10 @@ TEST_CASE("config: bad values of the dmlrt cuDNN keys name file, line and key", 
       {"dmlrt.gpu.graphs.chunk", "0",
        "expected always, never or a positive byte count such as 1M, got '0'"},
       {"dmlrt.gpu.graphs.warmup", "0", "expected a positive integer, got '0'"},
+      {"dmlrt.gpu.graphs.device.bound", "0",
+       "expected a positive number such as 4, or off, got '0'"},
+      {"dmlrt.gpu.graphs.device.bound", "x",
+       "expected a positive number such as 4, or off, got 'x'"},
       {"dmlrt.gpu.graphs.chunk", "sometimes",
        "expected always, never or a positive byte count such as 1M, got 'sometimes'"},
       {"dmlrt.gpu.dnn.budget", "-1", std::string(budget_msg) + "-1'"},
