@@ -62,6 +62,10 @@ class Writer:
         print(f"[torch] {rec['section']} {rec['name']} {rec['dtype']}: "
               f"{'-' if t is None else f'{t:.4g}'} ms" + (f" [error: {err}]" if err else ""),
               file=sys.stderr, flush=True)
+        for key in ("graph_ms", "graph_as_plan_ms"):  # issue #19's anchors, beside eager
+            if rec.get("extra", {}).get(key) is not None:
+                print(f"[torch] {rec['section']} {rec['name']} {rec['dtype']} {key}: "
+                      f"{rec['extra'][key]:.4g} ms", file=sys.stderr, flush=True)
         self.write()
 
     def write(self):
