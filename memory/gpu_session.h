@@ -74,7 +74,7 @@ struct GpuSessionOptions {
   int graph_warmup = 2;
   // dmlrt.gpu.graphs.device.bound: lists whose device time is this many times their host time
   // stay eager (Note [Device-bound lists] in runtime/cuda_graphs.cpp); 0 never.
-  double graph_device_bound = 4.0;
+  double graph_device_bound = 2.0;
 };
 
 class GpuSession;

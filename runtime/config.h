@@ -46,7 +46,7 @@ struct RuntimeConfig {
   int gpu_graph_warmup = 2;
   // dmlrt.gpu.graphs.device.bound: a list whose device time is this many times its host time
   // stays eager (Note [Device-bound lists]); 0 (off) never
-  double gpu_graph_device_bound = 4.0;
+  double gpu_graph_device_bound = 2.0;
   int parfor_workers_per_gpu = 1;    // dmlrt.gpu.parfor.workers.per.gpu (Note [PARFOR on GPUs])
   long long dnn_budget_bytes = -1;   // dmlrt.gpu.dnn.budget (4096, 512M, 8G, ...)
   // dmlrt.gpu.cudnn.fp32.tolerance: the norm-wise error an FP32 convolution algorithm may show

@@ -448,11 +448,13 @@ class Hooks {
 // (a hook counts gpu::before_host_sync calls: lmCG's body waits twice, for scalars that kernels
 // take as parameters, and those waits are device time). Before the next run the host waits for
 // the second event (once per measurement); a device time dmlrt.gpu.graphs.device.bound (default
-// 4) or more times the host's, and at least 0.1 ms, keeps the list eager for 1, 2, 4, ... runs,
+// 2) or more times the host's, and at least 0.1 ms, keeps the list eager for 1, 2, 4, ... runs,
 // after which it is measured again: a list whose data shrinks, or whose host work grows, is
 // captured then. -stats counts each decision as a fallback, "device-bound: ...". A host-bound run
 // (small instructions, LeNet's step) measures a device time close to its host time and is
-// captured.
+// captured. lmCG's body measures between 2 and 4 times: with a ratio of 4 it was captured in 8
+// of 11 processes and its first call was 1.6 ms slower than without graphs (mean of 25); with 2
+// it stays eager and both calls match graphs off (bench/RESULTS.md, "Device-bound lists").
 
 void record_probe(mem::GpuSession& gpu, cudaEvent_t& ev) {
   if (ev == nullptr) DMLRT_CHECK_CTX(cudaEventCreate(&ev), "CUDA graphs: run probe event");

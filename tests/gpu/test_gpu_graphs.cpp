@@ -280,11 +280,11 @@ TEST_CASE("gpu graphs: a loop is captured after the configured warm-up", "[gpu][
 TEST_CASE("gpu graphs: a device-bound loop body stays eager, a host-bound one is captured",
           "[gpu][graphs]") {
   // Note [Device-bound lists]: devbound.plan's body is a product with an 800 MB matrix (a few
-  // launches, ~0.4 ms of device work), measured against the default ratio of 4: it is not
+  // launches, ~0.4 ms of device work), measured against the default ratio of 2: it is not
   // captured, and is measured again after 1, 2, 4, ... eager runs. tiny.plan's 1x1 body is host
   // bound: captured as before.
   Setup s;
-  s.device_bound = 4;
+  s.device_bound = 2;
   s.warmup = 2;
   const Run big = same_with_graphs("devbound.plan", s);
   INFO(big.stats);
@@ -302,7 +302,7 @@ TEST_CASE("gpu graphs: a device-bound loop body stays eager, a host-bound one is
   CHECK(off.gpu.graph_captures >= 1);
   CHECK(off.gpu.graph_replays >= 20);
   CHECK(off.out == big.out);
-  s.device_bound = 4;
+  s.device_bound = 2;
   s.chunk_bytes = -1;
   const Run tiny = same_with_graphs("tiny.plan", s);
   INFO(tiny.stats);

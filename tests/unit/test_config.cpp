@@ -213,7 +213,7 @@ TEST_CASE("config: the dmlrt cuDNN and DNN budget keys", "[config][dnn]") {
   CHECK(d.gpu_graph_cache == 64);
   CHECK(d.gpu_graph_chunk_bytes == 1LL << 20);  // 1M: short graphs first once buffers reach 1 MiB
   CHECK(d.gpu_graph_warmup == 2);  // a list is captured on its third run
-  CHECK(d.gpu_graph_device_bound == 4.0);
+  CHECK(d.gpu_graph_device_bound == 2.0);
 
   ConfigMessages messages;
   const RuntimeConfig c = parse(
