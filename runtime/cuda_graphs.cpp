@@ -454,7 +454,8 @@ class Hooks {
 // (small instructions, LeNet's step) measures a device time close to its host time and is
 // captured. lmCG's body measures between 2 and 4 times: with a ratio of 4 it was captured in 8
 // of 11 processes and its first call was 1.6 ms slower than without graphs (mean of 25); with 2
-// it stays eager and both calls match graphs off (bench/RESULTS.md, "Device-bound lists").
+// it stays eager in every process, both calls within run-to-run noise of graphs off
+// (bench/RESULTS.md, "Device-bound lists").
 
 void record_probe(mem::GpuSession& gpu, cudaEvent_t& ev) {
   if (ev == nullptr) DMLRT_CHECK_CTX(cudaEventCreate(&ev), "CUDA graphs: run probe event");
