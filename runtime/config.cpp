@@ -436,7 +436,7 @@ bool apply_config_key(RuntimeConfig& config, const std::string& key, const std::
       config.gpu_graph_chunk_bytes = n;
     }
   } else if (key == "dmlrt.gpu.graphs.device.bound") {
-    const double r = parse_positive_or_off(key, value, "4");
+    const double r = parse_positive_or_off(key, value, "2");
     config.gpu_graph_device_bound = std::isinf(r) ? 0.0 : r;
   } else if (key == "dmlrt.gpu.graphs.warmup") {
     config.gpu_graph_warmup = static_cast<int>(parse_positive_int(key, value, 1 << 20));
